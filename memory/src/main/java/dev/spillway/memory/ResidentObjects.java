@@ -1,0 +1,149 @@
+package dev.spillway.memory;
+
+/**
+ * The objects whose contents are in DRAM, on a clean list and a dirty list, and the choice of eviction victims.
+ *
+ * <p>A victim is an {@link Residency#IN_MEM} object with no references that the requesting task does not use.
+ * Among those, with clean-first eviction (policy {@code d}) clean objects go before dirty ones; then the object
+ * whose next use by an already-submitted task is farthest away goes first (Belady on the known future); ties go
+ * to the least recently used. Selection scans the lists and allocates nothing.
+ */
+public final class ResidentObjects
+{
+    private final ResidentList clean = new ResidentList(this);
+    private final ResidentList dirty = new ResidentList(this);
+    private final boolean cleanFirst;
+    private long cleanBytes;
+
+    /** @param cleanFirst evict unmodified objects before modified ones (policy {@code d}). */
+    public ResidentObjects(final boolean cleanFirst)
+    {
+        this.cleanFirst = cleanFirst;
+    }
+
+    /** Adds an object that now holds a buffer. */
+    public void add(final DataObject o)
+    {
+        if (o.dirty())
+        {
+            dirty.add(o);
+        }
+        else
+        {
+            clean.add(o);
+            cleanBytes += o.size();
+        }
+    }
+
+    /** Removes an object that gives its buffer up. */
+    public void remove(final DataObject o)
+    {
+        if (o.list() == clean)
+        {
+            cleanBytes -= o.size();
+        }
+        if (o.list() != null)
+        {
+            o.list().remove(o);
+        }
+    }
+
+    /** @return how many objects hold buffers. */
+    public int size()
+    {
+        return clean.size() + dirty.size();
+    }
+
+    /** @return payload bytes of resident clean objects. */
+    public long cleanBytes()
+    {
+        return cleanBytes;
+    }
+
+    /** @return how many resident objects are dirty. */
+    public int dirtyCount()
+    {
+        return dirty.size();
+    }
+
+    /**
+     * @param excluded a marker the caller set on the requesting task's own objects: objects for which
+     *                 {@code excluded.test(o)} holds are never chosen.
+     * @return the best victim, or {@code null} if no object may be evicted.
+     */
+    public DataObject chooseVictim(final Excluded excluded)
+    {
+        if (cleanFirst)
+        {
+            final DataObject c = best(clean, null, excluded);
+            return c != null ? c : best(dirty, null, excluded);
+        }
+        return best(dirty, best(clean, null, excluded), excluded);
+    }
+
+    /**
+     * @return the dirty, unreferenced resident object whose next use is farthest away, for write-behind, or
+     *         {@code null} if none.
+     */
+    public DataObject chooseWriteBehind()
+    {
+        return best(dirty, null, o -> false);
+    }
+
+    /** @return bytes that evicting every eligible victim for the excluding task would free. */
+    public long evictableBytes(final Excluded excluded, final BufferPool pool)
+    {
+        return evictable(clean, excluded, pool) + evictable(dirty, excluded, pool);
+    }
+
+    private static long evictable(final ResidentList list, final Excluded excluded, final BufferPool pool)
+    {
+        long bytes = 0;
+        for (int i = 0, n = list.size(); i < n; i++)
+        {
+            final DataObject o = list.get(i);
+            if (o.refCount() == 0 && o.residency() == Residency.IN_MEM && !excluded.test(o))
+            {
+                bytes += pool.roundUp(o.size());
+            }
+        }
+        return bytes;
+    }
+
+    private static DataObject best(final ResidentList list, final DataObject incumbent, final Excluded excluded)
+    {
+        DataObject best = incumbent;
+        long bestNext = best == null ? -1 : best.nextUse();
+        if (best != null && best.discardable())
+        {
+            return best;
+        }
+        for (int i = 0, n = list.size(); i < n; i++)
+        {
+            final DataObject o = list.get(i);
+            if (o.refCount() != 0 || o.residency() != Residency.IN_MEM || excluded.test(o))
+            {
+                continue;
+            }
+            if (o.discardable())
+            {
+                return o;
+            }
+            final long next = o.nextUse();
+            if (best == null || next > bestNext || (next == bestNext && o.lastUseTick() < best.lastUseTick()))
+            {
+                best = o;
+                bestNext = next;
+            }
+        }
+        return best;
+    }
+
+    /** Objects a victim search must skip. */
+    @FunctionalInterface
+    public interface Excluded
+    {
+        /** @return true if {@code o} must not be evicted now. */
+        boolean test(DataObject o);
+    }
+}

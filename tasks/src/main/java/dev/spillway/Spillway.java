@@ -1,0 +1,131 @@
+package dev.spillway;
+
+import dev.spillway.internal.Engine;
+
+import java.time.Duration;
+
+/**
+ * An out-of-core task runtime. Declare data objects, submit tasks with a privilege per object, and the runtime
+ * infers dependencies from submission order, keeps data within the DRAM budget, spills the rest to the NVMe tier
+ * through one IO thread, and runs tasks on workers once their data is resident.
+ *
+ * <pre>{@code
+ * try (Spillway sw = Spillway.builder().workers(2).dramBudget(64L << 20).build())
+ * {
+ *     Data a = sw.data("a", 8 << 20);
+ *     sw.task("fill a").write(a).submit(ctx -> fill(ctx.buffer(a)));
+ *     sw.task("sum a").read(a).submit(ctx -> sum(ctx.buffer(a))).join();
+ * }
+ * }</pre>
+ *
+ * <p>All methods are thread-safe. Submission order across threads is the order in which {@code submit} calls
+ * return.
+ */
+public final class Spillway implements AutoCloseable
+{
+    private final Engine engine;
+
+    Spillway(final SpillwayConfig config)
+    {
+        engine = new Engine(config);
+    }
+
+    /** @return a configuration to adjust, then {@link SpillwayConfig#build()}. */
+    public static SpillwayConfig builder()
+    {
+        return new SpillwayConfig();
+    }
+
+    /**
+     * Declares a data object. Its first task must write it ({@link Privilege#WRITE} or {@link Privilege#READ_WRITE}
+     * is refused by {@link DataNotWrittenException} until some task wrote it).
+     *
+     * @param tag  a stable name, unique within this runtime.
+     * @param size bytes.
+     */
+    public Data data(final String tag, final int size)
+    {
+        return engine.data(tag, size);
+    }
+
+    /** @return the object declared with {@code tag}, or {@code null}. */
+    public Data lookup(final String tag)
+    {
+        return engine.lookup(tag);
+    }
+
+    /** Starts declaring a task named {@code name}; finish with {@link TaskBuilder#submit}. */
+    public TaskBuilder task(final String name)
+    {
+        return engine.task(name);
+    }
+
+    /**
+     * Holds admission: tasks submitted from now on are tracked but none is admitted to DRAM until {@link #resume()}.
+     * Lets a caller stage a graph so the IO policy sees all of it at once.
+     */
+    public void pause()
+    {
+        engine.pause();
+    }
+
+    /** Ends a {@link #pause()}. */
+    public void resume()
+    {
+        engine.resume();
+    }
+
+    /** Waits for every submitted task; every 10 s without progress it prints what tasks wait for to stderr. */
+    public void awaitAll()
+    {
+        engine.awaitAll(null);
+    }
+
+    /**
+     * Waits at most {@code timeout} for every submitted task.
+     *
+     * @throws StallException on timeout, listing what unfinished tasks wait for.
+     */
+    public void awaitAll(final Duration timeout)
+    {
+        engine.awaitAll(timeout);
+    }
+
+    /** @return one line per unfinished task (at most {@code limit}) saying what it waits for. */
+    public String describeWaits(final int limit)
+    {
+        return engine.describeWaits(limit);
+    }
+
+    /** @return a snapshot of the runtime's counters. */
+    public SpillwayStats stats()
+    {
+        return engine.stats();
+    }
+
+    /** @return the settings in force. */
+    public SpillwayConfig config()
+    {
+        return engine.config();
+    }
+
+    /**
+     * Stops the runtime as {@code mode} says, then stops its threads, removes its spill files and frees its DRAM.
+     * Later calls return the first report.
+     */
+    public CloseReport close(final CloseMode mode)
+    {
+        return engine.close(mode);
+    }
+
+    /** Closes with the configured {@link CloseMode} (default {@link CloseMode#DRAIN}); see {@link #close(CloseMode)}. */
+    @Override
+    public void close()
+    {
+        final CloseReport report = engine.close(engine.config().closeMode());
+        if (report.cancelled() > 0)
+        {
+            System.err.println("spillway: " + report);
+        }
+    }
+}

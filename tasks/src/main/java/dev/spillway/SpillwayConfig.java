@@ -1,0 +1,348 @@
+package dev.spillway;
+
+import dev.spillway.io.StoreKind;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Every tunable of a runtime, in one place. Each has a default, which a system property named in the setter's
+ * javadoc overrides; setters override both. {@link #build()} validates and opens a runtime.
+ *
+ * <pre>{@code
+ * try (Spillway sw = Spillway.builder().workers(2).dramBudget(512L << 20).policy("a,s,d").build()) { ... }
+ * }</pre>
+ */
+public final class SpillwayConfig
+{
+    private int workers = Integer.getInteger("spillway.workers", Runtime.getRuntime().availableProcessors());
+    private long dramBudget = Long.getLong("spillway.dram", 256L << 20);
+    private StoreKind storeKind = StoreKind.valueOf(
+        System.getProperty("spillway.store", "direct").toUpperCase(Locale.ROOT));
+    private Path storeDir = Path.of(System.getProperty("spillway.dir",
+        System.getProperty("java.io.tmpdir") + "/spillway"));
+    private long diskCap = Long.getLong("spillway.diskCap", Long.MAX_VALUE);
+    private int storeMaxBlocks = Integer.getInteger("spillway.storeMaxBlocks", 4096);
+    private int storeAverageBlock = Integer.getInteger("spillway.storeAverageBlock", 1 << 20);
+    private IoOrder ioOrder = IoOrder.FEWEST_IN_NVM;
+    private boolean sharedReadyQueue = true;
+    private boolean cleanFirst = true;
+    private int prefetchDepth = Integer.getInteger("spillway.prefetchDepth", 16);
+    private double cleanReserve = Double.parseDouble(System.getProperty("spillway.cleanReserve", "0.125"));
+    private boolean pinWorkers = Boolean.getBoolean("spillway.pinWorkers");
+    private Path traceFile = System.getProperty("spillway.trace") == null ? null :
+        Path.of(System.getProperty("spillway.trace"));
+    private CloseMode closeMode = CloseMode.DRAIN;
+    private int ringSize = Integer.getInteger("spillway.ringSize", 1 << 14);
+    private long idleMaxParkNanos = Long.getLong("spillway.idleMaxParkNanos", 50_000L);
+
+    SpillwayConfig()
+    {
+        policy(System.getProperty("spillway.policy", "a,s,d"));
+    }
+
+    /** Worker threads that run task bodies. Default: available processors; property {@code spillway.workers}. */
+    public SpillwayConfig workers(final int workers)
+    {
+        this.workers = workers;
+        return this;
+    }
+
+    /**
+     * Hard cap on off-heap DRAM for data objects and IO staging, in bytes. Default 256 MiB; property
+     * {@code spillway.dram}.
+     */
+    public SpillwayConfig dramBudget(final long bytes)
+    {
+        this.dramBudget = bytes;
+        return this;
+    }
+
+    /** The NVMe tier's implementation. Default {@code direct}; property {@code spillway.store}. */
+    public SpillwayConfig store(final StoreKind kind)
+    {
+        this.storeKind = kind;
+        return this;
+    }
+
+    /**
+     * Directory for spill files; each runtime uses its own subdirectory and removes it on close. Default
+     * {@code $java.io.tmpdir/spillway}; property {@code spillway.dir}.
+     */
+    public SpillwayConfig storeDir(final Path dir)
+    {
+        this.storeDir = dir;
+        return this;
+    }
+
+    /** Cap on disk bytes the store may occupy. Default unlimited (the disk's size); property {@code spillway.diskCap}. */
+    public SpillwayConfig diskCap(final long bytes)
+    {
+        this.diskCap = bytes;
+        return this;
+    }
+
+    /**
+     * Sizing hints for the Chronicle Map store: most blocks it will hold, and their average size. Defaults 4096 and
+     * 1 MiB; properties {@code spillway.storeMaxBlocks}, {@code spillway.storeAverageBlock}.
+     */
+    public SpillwayConfig storeSizing(final int maxBlocks, final int averageBlockBytes)
+    {
+        this.storeMaxBlocks = maxBlocks;
+        this.storeAverageBlock = averageBlockBytes;
+        return this;
+    }
+
+    /**
+     * Sets the policies of seed 003's Table 6.1 from letters separated by commas: one of {@code f}, {@code a},
+     * {@code p} for the IO order, {@code s} for the shared ready queue, {@code d} for clean-first eviction.
+     * Letters left out turn {@code s} and {@code d} off. Default {@code a,s,d}; property {@code spillway.policy}.
+     *
+     * @throws IllegalArgumentException naming an unknown letter.
+     */
+    public SpillwayConfig policy(final String letters)
+    {
+        IoOrder order = IoOrder.FIFO;
+        boolean s = false;
+        boolean d = false;
+        for (final String part : letters.split(","))
+        {
+            switch (part.trim())
+            {
+                case "f" -> order = IoOrder.FIFO;
+                case "a" -> order = IoOrder.FEWEST_IN_NVM;
+                case "p" -> order = IoOrder.PRIORITY;
+                case "s" -> s = true;
+                case "d" -> d = true;
+                default -> throw new IllegalArgumentException("unknown policy letter '" + part.trim() + "' in '" +
+                    letters + "': use f, a or p, optionally with s and d, e.g. p,s,d");
+            }
+        }
+        this.ioOrder = order;
+        this.sharedReadyQueue = s;
+        this.cleanFirst = d;
+        return this;
+    }
+
+    /** The IO admission order ({@code f}, {@code a} or {@code p}). */
+    public SpillwayConfig ioOrder(final IoOrder order)
+    {
+        this.ioOrder = order;
+        return this;
+    }
+
+    /**
+     * Policy {@code s}: workers share one ready queue (work sharing, Algorithm 4 of seed 003). When off, each task
+     * goes to the worker that owns its first written object. Default on.
+     */
+    public SpillwayConfig sharedReadyQueue(final boolean shared)
+    {
+        this.sharedReadyQueue = shared;
+        return this;
+    }
+
+    /** Policy {@code d}: evict unmodified objects before modified ones. Default on. */
+    public SpillwayConfig cleanFirstEviction(final boolean cleanFirst)
+    {
+        this.cleanFirst = cleanFirst;
+        return this;
+    }
+
+    /**
+     * Look-ahead prefetch: how many submitted-but-blocked tasks, in submission order, may have their inputs read
+     * early into free DRAM (prefetch never evicts). 0 turns it off. Default 16; property
+     * {@code spillway.prefetchDepth}.
+     */
+    public SpillwayConfig prefetchDepth(final int depth)
+    {
+        this.prefetchDepth = depth;
+        return this;
+    }
+
+    /**
+     * Background write-back: while the IO thread is idle it writes back unreferenced dirty objects (farthest next
+     * use first) until this fraction of the budget is clean or free, so later evictions need no write. 0 turns it
+     * off. Default 0.125; property {@code spillway.cleanReserve}.
+     */
+    public SpillwayConfig cleanReserve(final double fraction)
+    {
+        this.cleanReserve = fraction;
+        return this;
+    }
+
+    /** Pin each worker to a CPU with OpenHFT Affinity. Default off; property {@code spillway.pinWorkers}. */
+    public SpillwayConfig pinWorkers(final boolean pin)
+    {
+        this.pinWorkers = pin;
+        return this;
+    }
+
+    /**
+     * Write a Chrome trace-event JSON file (one row per worker and one for the IO thread) on close. Default none;
+     * property {@code spillway.trace}.
+     */
+    public SpillwayConfig traceFile(final Path file)
+    {
+        this.traceFile = file;
+        return this;
+    }
+
+    /** What {@link Spillway#close()} does with unfinished tasks. Default {@link CloseMode#DRAIN}. */
+    public SpillwayConfig closeMode(final CloseMode mode)
+    {
+        this.closeMode = mode;
+        return this;
+    }
+
+    /** Slots in the request ring into the IO thread (a power of two). Default 16384; property {@code spillway.ringSize}. */
+    public SpillwayConfig ringSize(final int slots)
+    {
+        this.ringSize = slots;
+        return this;
+    }
+
+    /**
+     * Longest park of an idle worker or IO thread after spinning and yielding, in nanoseconds. Default 50 µs;
+     * property {@code spillway.idleMaxParkNanos}.
+     */
+    public SpillwayConfig idleMaxParkNanos(final long nanos)
+    {
+        this.idleMaxParkNanos = nanos;
+        return this;
+    }
+
+    /** Validates the settings and opens a runtime. */
+    public Spillway build()
+    {
+        conclude();
+        return new Spillway(this);
+    }
+
+    void conclude()
+    {
+        require(workers >= 1, "workers must be at least 1, got " + workers);
+        require(dramBudget > 0, "DRAM budget must be positive, got " + dramBudget);
+        require(diskCap > 0, "disk cap must be positive, got " + diskCap);
+        require(prefetchDepth >= 0, "prefetch depth must be >= 0, got " + prefetchDepth);
+        require(cleanReserve >= 0 && cleanReserve < 1, "clean reserve must be in [0, 1), got " + cleanReserve);
+        require(Integer.bitCount(ringSize) == 1, "ring size must be a power of two, got " + ringSize);
+        require(storeDir != null, "store directory must be set");
+        require(idleMaxParkNanos >= 1000, "idle max park must be at least 1000 ns, got " + idleMaxParkNanos);
+    }
+
+    private static void require(final boolean ok, final String message)
+    {
+        if (!ok)
+        {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** @return worker count. */
+    public int workers()
+    {
+        return workers;
+    }
+
+    /** @return DRAM budget in bytes. */
+    public long dramBudget()
+    {
+        return dramBudget;
+    }
+
+    /** @return the store kind. */
+    public StoreKind storeKind()
+    {
+        return storeKind;
+    }
+
+    /** @return the spill directory. */
+    public Path storeDir()
+    {
+        return storeDir;
+    }
+
+    /** @return the disk cap in bytes. */
+    public long diskCap()
+    {
+        return diskCap;
+    }
+
+    /** @return the Chronicle store's block-count hint. */
+    public int storeMaxBlocks()
+    {
+        return storeMaxBlocks;
+    }
+
+    /** @return the Chronicle store's average-block hint in bytes. */
+    public int storeAverageBlock()
+    {
+        return storeAverageBlock;
+    }
+
+    /** @return the IO order. */
+    public IoOrder ioOrder()
+    {
+        return ioOrder;
+    }
+
+    /** @return whether the ready queue is shared (policy s). */
+    public boolean sharedReadyQueue()
+    {
+        return sharedReadyQueue;
+    }
+
+    /** @return whether eviction is clean-first (policy d). */
+    public boolean cleanFirstEviction()
+    {
+        return cleanFirst;
+    }
+
+    /** @return look-ahead depth in tasks. */
+    public int prefetchDepth()
+    {
+        return prefetchDepth;
+    }
+
+    /** @return the clean reserve as a fraction of the budget. */
+    public double cleanReserve()
+    {
+        return cleanReserve;
+    }
+
+    /** @return whether workers are pinned. */
+    public boolean pinWorkers()
+    {
+        return pinWorkers;
+    }
+
+    /** @return the trace file, or null. */
+    public Path traceFile()
+    {
+        return traceFile;
+    }
+
+    /** @return the close mode. */
+    public CloseMode closeMode()
+    {
+        return closeMode;
+    }
+
+    /** @return ring slots. */
+    public int ringSize()
+    {
+        return ringSize;
+    }
+
+    /** @return the idle park ceiling in ns. */
+    public long idleMaxParkNanos()
+    {
+        return idleMaxParkNanos;
+    }
+
+    /** @return the policy letters, e.g. {@code a,s,d}. */
+    public String policyLetters()
+    {
+        return ioOrder.letter() + (sharedReadyQueue ? ",s" : "") + (cleanFirst ? ",d" : "");
+    }
+}

@@ -1,0 +1,49 @@
+package dev.spillway;
+
+import java.util.Arrays;
+
+/**
+ * A snapshot of a runtime's counters.
+ *
+ * @param store                     the NVMe store's name.
+ * @param nvmBytesRead              bytes read from the NVMe tier into DRAM.
+ * @param nvmBytesWritten           bytes written from DRAM to the NVMe tier (evictions and write-behind).
+ * @param nvmReads                  blocks read.
+ * @param nvmWrites                 blocks written.
+ * @param hits                      object uses by admitted tasks that found the object in DRAM (or on its way).
+ * @param misses                    object uses that needed a read from NVMe.
+ * @param cleanEvictions            evictions that needed no write.
+ * @param dirtyEvictions            evictions that wrote the object back first.
+ * @param writeBehinds              background write-backs that kept the object resident.
+ * @param prefetches                look-ahead reads issued for tasks not yet runnable.
+ * @param ioQueueLength             transfers queued for the IO thread now.
+ * @param tasksCompleted            tasks that ran to completion.
+ * @param tasksFailed               tasks that failed or were cancelled.
+ * @param dramBudget                the DRAM cap in bytes.
+ * @param dramPeak                  the most off-heap bytes allocated at once.
+ * @param workerBusyNanos           per worker, time running task bodies.
+ * @param workerIdleNanos           per worker, time idle with no task waiting on data.
+ * @param workerWaitingForDataNanos per worker, time idle while some task waited for DRAM or a transfer.
+ * @param taskRunP50Nanos           median task body time.
+ * @param taskRunP99Nanos           99th percentile task body time.
+ * @param ioP50Nanos                median transfer time.
+ * @param ioP99Nanos                99th percentile transfer time.
+ */
+public record SpillwayStats(String store, long nvmBytesRead, long nvmBytesWritten, long nvmReads, long nvmWrites,
+    long hits, long misses, long cleanEvictions, long dirtyEvictions, long writeBehinds, long prefetches,
+    int ioQueueLength, long tasksCompleted, long tasksFailed, long dramBudget, long dramPeak, long[] workerBusyNanos,
+    long[] workerIdleNanos, long[] workerWaitingForDataNanos, long taskRunP50Nanos, long taskRunP99Nanos,
+    long ioP50Nanos, long ioP99Nanos)
+{
+    @Override
+    public String toString()
+    {
+        return String.format("tasks %d done, %d failed | %s: read %.1f MB (%d blocks), wrote %.1f MB (%d blocks) | " +
+                "hits %d, misses %d, evictions %d clean + %d dirty, write-behind %d, prefetch %d | " +
+                "DRAM peak %.1f of %.1f MB | busy %s ms, waiting for data %s ms",
+            tasksCompleted, tasksFailed, store, nvmBytesRead / 1e6, nvmReads, nvmBytesWritten / 1e6, nvmWrites,
+            hits, misses, cleanEvictions, dirtyEvictions, writeBehinds, prefetches, dramPeak / 1e6, dramBudget / 1e6,
+            Arrays.toString(Arrays.stream(workerBusyNanos).map(n -> n / 1_000_000).toArray()),
+            Arrays.toString(Arrays.stream(workerWaitingForDataNanos).map(n -> n / 1_000_000).toArray()));
+    }
+}

@@ -1,0 +1,44 @@
+package dev.spillway.internal;
+
+import dev.spillway.Data;
+import dev.spillway.memory.DataObject;
+
+import java.util.ArrayList;
+
+/** The runtime's handle on a data object: the memory tier's record plus dependency state. */
+final class DataRef implements Data
+{
+    final Engine engine;
+    final DataObject object;
+    /** Submit side (under the submit lock): whether the latest submitted access leaves defined contents. */
+    boolean hasContents;
+    /** IO thread: the last submitted exclusive user, and readers submitted after it. */
+    TaskRecord lastWriter;
+    final ArrayList<TaskRecord> readers = new ArrayList<>();
+    /** IO thread: the failed task whose output this is, or null. */
+    TaskRecord poisonedBy;
+
+    DataRef(final Engine engine, final String tag, final int size)
+    {
+        this.engine = engine;
+        this.object = new DataObject(tag, size);
+    }
+
+    @Override
+    public String tag()
+    {
+        return object.tag();
+    }
+
+    @Override
+    public int size()
+    {
+        return object.size();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "'" + object.tag() + "'";
+    }
+}

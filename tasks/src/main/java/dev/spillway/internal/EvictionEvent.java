@@ -1,0 +1,20 @@
+package dev.spillway.internal;
+
+import jdk.jfr.Category;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+
+/** JFR: an object chosen as eviction victim. */
+@Name("dev.spillway.Eviction")
+@Label("Eviction")
+@Category("Spillway")
+final class EvictionEvent extends Event
+{
+    @Label("Object")
+    String tag;
+    @Label("Dirty")
+    boolean dirty;
+    @Label("Next use")
+    long nextUse;
+}

@@ -1,0 +1,231 @@
+package dev.spillway.internal;
+
+import dev.spillway.Privilege;
+import dev.spillway.StallException;
+import dev.spillway.TaskBody;
+import dev.spillway.TaskFailedException;
+import dev.spillway.TaskHandle;
+import dev.spillway.memory.DataObject;
+import dev.spillway.memory.FutureUse;
+import dev.spillway.memory.ResidentObjects;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+
+/** One submitted task. Fields are owned by the IO thread unless marked otherwise. */
+final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Excluded
+{
+    private static final VarHandle STATUS;
+
+    static
+    {
+        try
+        {
+            STATUS = MethodHandles.lookup().findVarHandle(TaskRecord.class, "status", TaskStatus.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Engine engine;
+    final String name;
+    final TaskBody body;
+    final DataRef[] refs;
+    final Privilege[] privileges;
+    final int priority;
+    final long seq;
+    final int owner;
+
+    int pendingDeps;
+    int outstanding;
+    boolean admitted;
+    ArrayList<TaskRecord> successors;
+    TaskRecord[] predecessors;
+    long needBytes;
+
+    private volatile TaskStatus status = TaskStatus.BLOCKED;
+    private volatile boolean awaited;
+    private volatile Throwable failure;
+    private volatile long startedNanos;
+    private volatile int worker = -1;
+
+    TaskRecord(final Engine engine, final String name, final TaskBody body, final DataRef[] refs,
+        final Privilege[] privileges, final int priority, final long seq, final int owner)
+    {
+        this.engine = engine;
+        this.name = name;
+        this.body = body;
+        this.refs = refs;
+        this.privileges = privileges;
+        this.priority = priority;
+        this.seq = seq;
+        this.owner = owner;
+    }
+
+    TaskStatus status()
+    {
+        return status;
+    }
+
+    void status(final TaskStatus next)
+    {
+        status = next;
+    }
+
+    boolean casStatus(final TaskStatus expected, final TaskStatus next)
+    {
+        return STATUS.compareAndSet(this, expected, next);
+    }
+
+    void running(final int workerIndex)
+    {
+        worker = workerIndex;
+        startedNanos = System.nanoTime();
+    }
+
+    /** IO thread: records the outcome and wakes waiters. */
+    void finish(final TaskStatus outcome, final Throwable cause)
+    {
+        failure = cause;
+        status = outcome;
+        predecessors = null;
+        if (awaited)
+        {
+            synchronized (this)
+            {
+                notifyAll();
+            }
+        }
+    }
+
+    Throwable failure()
+    {
+        return failure;
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public long seq()
+    {
+        return seq;
+    }
+
+    @Override
+    public boolean admitted()
+    {
+        return admitted;
+    }
+
+    @Override
+    public boolean test(final DataObject o)
+    {
+        for (final DataRef r : refs)
+        {
+            if (r.object == o)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public boolean isDone()
+    {
+        return status.terminal();
+    }
+
+    @Override
+    public void join()
+    {
+        await(Long.MAX_VALUE);
+        rethrow();
+    }
+
+    @Override
+    public void join(final Duration timeout)
+    {
+        if (!await(timeout.toNanos()))
+        {
+            throw new StallException("task '" + name + "' (#" + seq + ") not done after " + timeout + ": " +
+                waitReason());
+        }
+        rethrow();
+    }
+
+    private boolean await(final long nanos)
+    {
+        if (isDone())
+        {
+            return true;
+        }
+        awaited = true;
+        final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        synchronized (this)
+        {
+            while (!isDone())
+            {
+                final long left = deadline == Long.MAX_VALUE ? 1000 : deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return false;
+                }
+                try
+                {
+                    wait(deadline == Long.MAX_VALUE ? 1000 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    throw new TaskFailedException("interrupted while waiting for task '" + name + "'", e);
+                }
+            }
+        }
+        return true;
+    }
+
+    private void rethrow()
+    {
+        final Throwable f = failure;
+        if (f instanceof TaskFailedException e)
+        {
+            throw new TaskFailedException(e.getMessage(), e);
+        }
+        if (f != null)
+        {
+            throw new TaskFailedException("task '" + name + "' failed: " + f, f);
+        }
+    }
+
+    @Override
+    public String waitReason()
+    {
+        return engine.describe(this);
+    }
+
+    int worker()
+    {
+        return worker;
+    }
+
+    long startedNanos()
+    {
+        return startedNanos;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "'" + name + "' (#" + seq + ")";
+    }
+}

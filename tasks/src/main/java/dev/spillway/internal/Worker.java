@@ -1,0 +1,121 @@
+package dev.spillway.internal;
+
+import net.openhft.affinity.AffinityLock;
+import org.agrona.concurrent.Agent;
+import org.jctools.queues.MessagePassingQueue;
+
+/** Runs task bodies taken from a ready queue. Never does IO: completion goes back to the IO thread. */
+final class Worker implements Agent
+{
+    private final Engine engine;
+    private final int index;
+    private final MessagePassingQueue<TaskRecord> queue;
+    private final TaskContextImpl ctx = new TaskContextImpl();
+    private final boolean pin;
+    private AffinityLock lock;
+
+    volatile long busyNanos;
+    volatile long idleNanos;
+    volatile long waitingNanos;
+    private long idleSince;
+    private boolean waitingForData;
+
+    Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue, final boolean pin)
+    {
+        this.engine = engine;
+        this.index = index;
+        this.queue = queue;
+        this.pin = pin;
+    }
+
+    @Override
+    public void onStart()
+    {
+        if (pin)
+        {
+            lock = AffinityLock.acquireLock();
+        }
+        idleSince = System.nanoTime();
+    }
+
+    @Override
+    public int doWork()
+    {
+        final TaskRecord t = queue.relaxedPoll();
+        if (t == null)
+        {
+            if (!waitingForData && engine.tasksAwaitingData() > 0)
+            {
+                endIdle(System.nanoTime());
+                waitingForData = true;
+            }
+            return 0;
+        }
+        if (!t.casStatus(TaskStatus.READY, TaskStatus.RUNNING))
+        {
+            return 1;
+        }
+        final long start = System.nanoTime();
+        endIdle(start);
+        t.running(index);
+        ctx.bind(t);
+        Throwable error = null;
+        final TaskRunEvent event = engine.jfrTaskRun ? new TaskRunEvent() : null;
+        if (event != null)
+        {
+            event.begin();
+        }
+        try
+        {
+            t.body.run(ctx);
+        }
+        catch (final Throwable e)
+        {
+            error = e;
+        }
+        final long end = System.nanoTime();
+        if (event != null)
+        {
+            event.task = t.name;
+            event.seq = t.seq;
+            event.worker = index;
+            event.commit();
+        }
+        busyNanos += end - start;
+        engine.counters.taskRunNanos.recordValue(end - start);
+        engine.traceTask(index + 1, t, start, end);
+        idleSince = end;
+        waitingForData = false;
+        engine.publish(EngineEvent.Kind.DONE, t, error);
+        return 1;
+    }
+
+    private void endIdle(final long now)
+    {
+        if (waitingForData)
+        {
+            waitingNanos += now - idleSince;
+        }
+        else
+        {
+            idleNanos += now - idleSince;
+        }
+        idleSince = now;
+        waitingForData = false;
+    }
+
+    @Override
+    public void onClose()
+    {
+        if (lock != null)
+        {
+            lock.release();
+        }
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "spillway-worker-" + index;
+    }
+}

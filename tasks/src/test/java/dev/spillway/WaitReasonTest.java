@@ -1,0 +1,69 @@
+package dev.spillway;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every wait can say what it waits for; a timed wait that expires says it too. */
+@Timeout(60)
+class WaitReasonTest
+{
+    private static final int SIZE = 8 << 10;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void blockedRunningAndDoneTasksExplainThemselves() throws Exception
+    {
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Path trace = dir.resolve("trace.json");
+        final Spillway sw = Runtimes.small(dir.resolve("spill"), 4L * SIZE, "a").traceFile(trace).build();
+        try
+        {
+            final Data a = sw.data("a", SIZE);
+            final TaskHandle producer = sw.task("producer").write(a).submit(ctx ->
+            {
+                started.countDown();
+                release.await();
+            });
+            final TaskHandle consumer = sw.task("consumer").read(a).submit(ctx -> { });
+            started.await();
+            assertTrue(producer.waitReason().startsWith("running on worker"), producer.waitReason());
+            awaitReason(consumer, "blocked on predecessor(s) 'producer' (#0) RUNNING");
+            final StallException e = assertThrows(StallException.class, () -> consumer.join(Duration.ofMillis(50)));
+            assertTrue(e.getMessage().contains("'consumer'") && e.getMessage().contains("'producer'"), e.getMessage());
+            final StallException all = assertThrows(StallException.class, () -> sw.awaitAll(Duration.ofMillis(50)));
+            assertTrue(all.getMessage().contains("'consumer'"), all.getMessage());
+            release.countDown();
+            consumer.join();
+            assertTrue(consumer.waitReason().equals("done"), consumer.waitReason());
+        }
+        finally
+        {
+            release.countDown();
+            sw.close();
+        }
+        final String json = Files.readString(trace);
+        assertTrue(json.contains("\"traceEvents\"") && json.contains("\"IO thread\"") && json.contains("\"worker 0\"") &&
+            json.contains("\"producer\""), json);
+    }
+
+    private static void awaitReason(final TaskHandle h, final String expected) throws InterruptedException
+    {
+        for (int i = 0; i < 500 && !h.waitReason().equals(expected); i++)
+        {
+            Thread.sleep(5);
+        }
+        assertTrue(h.waitReason().equals(expected), h.waitReason());
+    }
+}
