@@ -88,6 +88,7 @@ class RandomGraphTest
             {
                 data[i] = sw.data("o" + i, sizes[i]);
             }
+            final List<TaskHandle> handles = new ArrayList<>();
             for (int s = 0; s < steps.size(); s++)
             {
                 final Step step = steps.get(s);
@@ -99,7 +100,7 @@ class RandomGraphTest
                     b.access(mine[k], step.privileges[k]);
                 }
                 final int seq = s;
-                b.submit(ctx ->
+                handles.add(b.submit(ctx ->
                 {
                     final ByteBuffer[] views = new ByteBuffer[mine.length];
                     for (int k = 0; k < mine.length; k++)
@@ -107,9 +108,13 @@ class RandomGraphTest
                         views[k] = ctx.buffer(mine[k]);
                     }
                     body(seq, step, views);
-                });
+                }));
             }
             sw.awaitAll(java.time.Duration.ofSeconds(50));
+            for (final TaskHandle h : handles)
+            {
+                h.join();
+            }
             assertEquals(0, sw.stats().tasksFailed(), "no task may fail");
             for (int i = 0; i < objects; i++)
             {

@@ -38,6 +38,12 @@ public final class DramBudget
         return capacity - committed + releasing;
     }
 
+    /** @return committed bytes whose write-back is in flight and that will come back. */
+    public long releasing()
+    {
+        return releasing;
+    }
+
     /** @return bytes promised to objects and staging. */
     public long committed()
     {

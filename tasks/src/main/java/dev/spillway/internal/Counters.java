@@ -1,7 +1,7 @@
 package dev.spillway.internal;
 
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
+import org.HdrHistogram.SingleWriterRecorder;
 
 /** The IO thread's counters: one writer, any reader. */
 final class Counters
@@ -20,14 +20,17 @@ final class Counters
     volatile long failed;
     volatile long cancelled;
 
-    final Recorder taskRunNanos = new Recorder(3);
-    final Recorder ioNanos = new Recorder(3);
+    final SingleWriterRecorder ioNanos = new SingleWriterRecorder(3);
     private final Histogram taskRunTotal = new Histogram(3);
     private final Histogram ioTotal = new Histogram(3);
 
-    synchronized Histogram taskRunHistogram()
+    /** Adds what each worker recorded since the last call, and returns the running total. */
+    synchronized Histogram taskRunHistogram(final Worker[] workers)
     {
-        taskRunTotal.add(taskRunNanos.getIntervalHistogram());
+        for (final Worker w : workers)
+        {
+            taskRunTotal.add(w.runNanos.getIntervalHistogram());
+        }
         return taskRunTotal;
     }
 

@@ -26,7 +26,6 @@ import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
 import dev.spillway.memory.ResidentObjects;
 import dev.spillway.memory.TileBuffer;
-import jdk.jfr.EventType;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -60,7 +59,6 @@ public final class Engine implements Agent
     private static final long STALL_REPORT_NANOS = 10_000_000_000L;
 
     final Counters counters = new Counters();
-    final boolean jfrTaskRun = EventType.getEventType(TaskRunEvent.class).isEnabled();
 
     private final SpillwayConfig config;
     private final Store store;
@@ -402,7 +400,7 @@ public final class Engine implements Agent
             waiting[i] = workers[i].waitingNanos;
         }
         final Counters c = counters;
-        final Histogram run = c.taskRunHistogram();
+        final Histogram run = c.taskRunHistogram(workers);
         final Histogram io = c.ioHistogram();
         return new SpillwayStats(store.name(), c.bytesRead, c.bytesWritten, c.reads, c.writes, c.hits, c.misses,
             c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, transfers.size(), c.completed,
@@ -863,7 +861,7 @@ public final class Engine implements Agent
 
     private void evict(final DataObject v)
     {
-        if (EventType.getEventType(EvictionEvent.class).isEnabled())
+        if (JfrTypes.EVICTION.isEnabled())
         {
             final EvictionEvent e = new EvictionEvent();
             e.tag = v.tag();
@@ -967,19 +965,22 @@ public final class Engine implements Agent
             return 0;
         }
         final long start = System.nanoTime();
+        final String what;
         if (o.residency() == Residency.TO_MEM)
         {
+            what = "fetch ";
             fetch(o);
         }
         else
         {
+            what = o.keepAfterWrite() ? "write-behind " : "evict ";
             writeBack(o);
         }
         final long end = System.nanoTime();
         counters.ioNanos.recordValue(end - start);
         if (trace != null)
         {
-            trace.record(0, (o.residency() == Residency.IN_NVM ? "evict " : "fetch ") + o.tag(), "io", start, end);
+            trace.record(0, what + o.tag(), "io", start, end);
         }
         return 1;
     }
@@ -989,6 +990,11 @@ public final class Engine implements Agent
         final TileBuffer b = pool.acquire(o.size());
         if (b == null)
         {
+            if (budget.releasing() > 0)
+            {
+                transfers.addLast(o);
+                return;
+            }
             abortFetch(o, "no DRAM to bring '" + o.tag() + "' in, because an eviction could not be written" +
                 (lastSpillFailure == null ? "" : ": " + lastSpillFailure.getMessage()), lastSpillFailure);
             return;
@@ -996,7 +1002,7 @@ public final class Engine implements Agent
         if (o.fetchReads())
         {
             final ByteBuffer dst = b.buffer().clear();
-            final IoReadEvent event = EventType.getEventType(IoReadEvent.class).isEnabled() ? new IoReadEvent() : null;
+            final IoReadEvent event = JfrTypes.IO_READ.isEnabled() ? new IoReadEvent() : null;
             if (event != null)
             {
                 event.begin();
@@ -1047,7 +1053,7 @@ public final class Engine implements Agent
     {
         final boolean keep = o.keepAfterWrite();
         final ByteBuffer src = o.buffer().buffer().clear().limit(o.size());
-        final IoWriteEvent event = EventType.getEventType(IoWriteEvent.class).isEnabled() ? new IoWriteEvent() : null;
+        final IoWriteEvent event = JfrTypes.IO_WRITE.isEnabled() ? new IoWriteEvent() : null;
         if (event != null)
         {
             event.begin();

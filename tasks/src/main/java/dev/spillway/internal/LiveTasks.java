@@ -1,31 +1,62 @@
 package dev.spillway.internal;
 
-import java.util.LinkedHashSet;
-
-/** Unfinished tasks, for "what is everyone waiting for" reports. Written by the IO thread, read by any thread. */
+/**
+ * Unfinished tasks in submission order, as an intrusive list, for "what is everyone waiting for" reports.
+ * Linked and unlinked by the IO thread; walked by any thread under the same monitor.
+ */
 final class LiveTasks
 {
-    private final LinkedHashSet<TaskRecord> tasks = new LinkedHashSet<>();
+    private TaskRecord head;
+    private TaskRecord tail;
+    private int size;
 
     synchronized void add(final TaskRecord t)
     {
-        tasks.add(t);
+        t.livePrev = tail;
+        if (tail == null)
+        {
+            head = t;
+        }
+        else
+        {
+            tail.liveNext = t;
+        }
+        tail = t;
+        size++;
     }
 
     synchronized void remove(final TaskRecord t)
     {
-        tasks.remove(t);
+        if (t.livePrev == null)
+        {
+            head = t.liveNext;
+        }
+        else
+        {
+            t.livePrev.liveNext = t.liveNext;
+        }
+        if (t.liveNext == null)
+        {
+            tail = t.livePrev;
+        }
+        else
+        {
+            t.liveNext.livePrev = t.livePrev;
+        }
+        t.livePrev = null;
+        t.liveNext = null;
+        size--;
     }
 
     synchronized String describe(final int limit)
     {
         final StringBuilder sb = new StringBuilder();
         int n = 0;
-        for (final TaskRecord t : tasks)
+        for (TaskRecord t = head; t != null; t = t.liveNext)
         {
             if (n++ == limit)
             {
-                sb.append("  ... and ").append(tasks.size() - limit).append(" more\n");
+                sb.append("  ... and ").append(size - limit).append(" more\n");
                 break;
             }
             sb.append("  ").append(t).append(": ").append(t.waitReason()).append('\n');

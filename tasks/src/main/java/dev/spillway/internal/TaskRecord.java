@@ -47,6 +47,8 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     ArrayList<TaskRecord> successors;
     TaskRecord[] predecessors;
     long needBytes;
+    TaskRecord livePrev;
+    TaskRecord liveNext;
 
     private volatile TaskStatus status = TaskStatus.BLOCKED;
     private volatile boolean awaited;

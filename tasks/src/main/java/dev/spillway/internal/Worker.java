@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import net.openhft.affinity.AffinityLock;
+import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.MessagePassingQueue;
 
@@ -14,6 +15,7 @@ final class Worker implements Agent
     private final boolean pin;
     private AffinityLock lock;
 
+    final SingleWriterRecorder runNanos = new SingleWriterRecorder(3);
     volatile long busyNanos;
     volatile long idleNanos;
     volatile long waitingNanos;
@@ -60,7 +62,7 @@ final class Worker implements Agent
         t.running(index);
         ctx.bind(t);
         Throwable error = null;
-        final TaskRunEvent event = engine.jfrTaskRun ? new TaskRunEvent() : null;
+        final TaskRunEvent event = JfrTypes.TASK_RUN.isEnabled() ? new TaskRunEvent() : null;
         if (event != null)
         {
             event.begin();
@@ -82,7 +84,7 @@ final class Worker implements Agent
             event.commit();
         }
         busyNanos += end - start;
-        engine.counters.taskRunNanos.recordValue(end - start);
+        runNanos.recordValue(end - start);
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
         waitingForData = false;
