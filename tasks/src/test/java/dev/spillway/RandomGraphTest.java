@@ -1,5 +1,6 @@
 package dev.spillway;
 
+import dev.spillway.io.StoreKind;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -80,7 +81,8 @@ class RandomGraphTest
 
         final long budget = largest + (rnd.nextInt(3) == 0 ? 0 : rnd.nextLong(largest * 2 + 1));
         final String policy = POLICIES[rnd.nextInt(POLICIES.length)];
-        try (Spillway sw = Runtimes.small(dir, budget, policy).workers(1 + rnd.nextInt(3))
+        final StoreKind store = seed % 5 == 4 ? StoreKind.CHRONICLE : StoreKind.DIRECT;
+        try (Spillway sw = Runtimes.small(dir, budget, policy).store(store).workers(1 + rnd.nextInt(3))
             .prefetchDepth(rnd.nextInt(3) * 8).cleanReserve(rnd.nextBoolean() ? 0 : 0.25).build())
         {
             final Data[] data = new Data[objects];
@@ -121,7 +123,7 @@ class RandomGraphTest
                 if (defined[i])
                 {
                     assertArrayEquals(expected[i], Runtimes.copyOut(sw, data[i]),
-                        "object o" + i + " (seed " + seed + ", policy " + policy + ", budget " + budget + ")");
+                        "object o" + i + " (seed " + seed + ", policy " + policy + ", budget " + budget + ", " + store + ")");
                 }
             }
             if (sw.stats().dramPeak() > budget)
