@@ -34,7 +34,7 @@ public final class SpillwayConfig
         Path.of(System.getProperty("spillway.trace"));
     private CloseMode closeMode = CloseMode.DRAIN;
     private int ringSize = Integer.getInteger("spillway.ringSize", 1 << 14);
-    private long idleMaxParkNanos = Long.getLong("spillway.idleMaxParkNanos", 50_000L);
+    private long idleMaxParkNanos = Long.getLong("spillway.idleMaxParkNanos", 1_000_000L);
 
     SpillwayConfig()
     {
@@ -202,8 +202,9 @@ public final class SpillwayConfig
     }
 
     /**
-     * Longest park of an idle worker or IO thread after spinning and yielding, in nanoseconds. Default 50 µs;
-     * property {@code spillway.idleMaxParkNanos}.
+     * Longest park of an idle worker or IO thread after spinning and yielding, in nanoseconds. Producers wake a
+     * parked thread, so this only bounds a safety-net timeout. Default 1 ms; property
+     * {@code spillway.idleMaxParkNanos}.
      */
     public SpillwayConfig idleMaxParkNanos(final long nanos)
     {

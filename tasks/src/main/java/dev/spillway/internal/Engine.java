@@ -29,9 +29,8 @@ import dev.spillway.memory.TileBuffer;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.jctools.queues.MessagePassingQueue;
-import org.jctools.queues.SpmcArrayQueue;
+import org.jctools.queues.MpmcArrayQueue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,7 +39,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The runtime behind {@link dev.spillway.Spillway}; internal API. It is the IO thread's duty-cycle agent: it owns
@@ -57,6 +55,8 @@ public final class Engine implements Agent
             e.error = error;
         };
     private static final long STALL_REPORT_NANOS = 10_000_000_000L;
+    /** Tiles are page-aligned whatever the store needs, so DRAM accounting is the same for every store. */
+    private static final int PAGE = 4096;
 
     final Counters counters = new Counters();
 
@@ -84,9 +84,14 @@ public final class Engine implements Agent
     private final LiveTasks live = new LiveTasks();
     private final Object submitLock = new Object();
     private final Object quiesce = new Object();
-    private final AtomicLong incomplete = new AtomicLong();
+    private final WakeableIdleStrategy ioIdle;
+    private final WakeableIdleStrategy[] workerIdle;
 
     private long nextSeq;
+    private volatile long submitted;
+    private volatile long finished;
+    private volatile boolean submitPaused;
+    private int wakeCursor;
     private boolean closed;
     private boolean paused;
     private boolean cancelling;
@@ -115,7 +120,7 @@ public final class Engine implements Agent
         }
         budget = new DramBudget(config.dramBudget());
         budget.chargeStaging(store.stagingBytes());
-        pool = new BufferPool(budget, store.alignment());
+        pool = new BufferPool(budget, Math.max(PAGE, store.alignment()));
         resident = new ResidentObjects(config.cleanFirstEviction());
         pending = PendingQueue.of(config.ioOrder());
         cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
@@ -127,7 +132,7 @@ public final class Engine implements Agent
         readyQueues = new MessagePassingQueue[config.sharedReadyQueue() ? 1 : n];
         for (int i = 0; i < readyQueues.length; i++)
         {
-            readyQueues[i] = new SpmcArrayQueue<>(1 << 16);
+            readyQueues[i] = new MpmcArrayQueue<>(1 << 16);
         }
         workers = new Worker[n];
         workerRunners = new AgentRunner[n];
@@ -139,18 +144,18 @@ public final class Engine implements Agent
             rows[i + 1] = "worker " + i;
         }
         trace = config.traceFile() == null ? null : new Trace(rows);
-        ioRunner = new AgentRunner(idle(), this::onAgentError, null, this);
+        ioIdle = new WakeableIdleStrategy(() -> ring.getCursor() > poller.getSequence().get(),
+            config.idleMaxParkNanos());
+        ioRunner = new AgentRunner(ioIdle, this::onAgentError, null, this);
         AgentRunner.startOnThread(ioRunner, daemon());
+        workerIdle = new WakeableIdleStrategy[n];
         for (int i = 0; i < n; i++)
         {
-            workerRunners[i] = new AgentRunner(idle(), this::onAgentError, null, workers[i]);
+            final MessagePassingQueue<TaskRecord> q = readyQueues[config.sharedReadyQueue() ? 0 : i];
+            workerIdle[i] = new WakeableIdleStrategy(() -> !q.isEmpty(), config.idleMaxParkNanos());
+            workerRunners[i] = new AgentRunner(workerIdle[i], this::onAgentError, null, workers[i]);
             AgentRunner.startOnThread(workerRunners[i], daemon());
         }
-    }
-
-    private BackoffIdleStrategy idle()
-    {
-        return new BackoffIdleStrategy(64, 64, 1000, config.idleMaxParkNanos());
     }
 
     private static java.util.concurrent.ThreadFactory daemon()
@@ -242,9 +247,93 @@ public final class Engine implements Agent
             }
             final TaskRecord t = new TaskRecord(this, name, body, refs, privileges, priority, nextSeq++,
                 owner(refs, privileges));
-            incomplete.incrementAndGet();
+            submitted++;
+            if (refs.length == 0 && !submitPaused && submitWithoutData(t))
+            {
+                return t;
+            }
             publish(EngineEvent.Kind.SUBMIT, t, null);
             return t;
+        }
+    }
+
+    /**
+     * A task without data has no dependencies and needs no DRAM: it goes straight to a ready queue and its worker
+     * completes it, without a trip through the IO thread. Returns false if the queue is full.
+     */
+    private boolean submitWithoutData(final TaskRecord t)
+    {
+        t.status(TaskStatus.READY);
+        t.completesOnWorker = true;
+        if (readyQueue(t).offer(t))
+        {
+            wakeWorker(t);
+            return true;
+        }
+        t.completesOnWorker = false;
+        t.status(TaskStatus.BLOCKED);
+        return false;
+    }
+
+    /** Worker side of {@link #submitWithoutData}: records the outcome. */
+    void finishOnWorker(final TaskRecord t, final Throwable error, final Worker w)
+    {
+        if (error == null)
+        {
+            w.completed++;
+            t.finish(TaskStatus.DONE, null);
+        }
+        else
+        {
+            w.failed++;
+            t.finish(TaskStatus.FAILED, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " +
+                error, error));
+        }
+    }
+
+    private long incomplete()
+    {
+        long done = finished;
+        for (final Worker w : workers)
+        {
+            done += w.completed + w.failed;
+        }
+        return submitted - done;
+    }
+
+    void quiesceCheck()
+    {
+        if (quiesceWaiters > 0 && incomplete() == 0)
+        {
+            synchronized (quiesce)
+            {
+                quiesce.notifyAll();
+            }
+        }
+    }
+
+    private void wakeWorker(final TaskRecord t)
+    {
+        if (workerIdle.length == 1 || readyQueues.length > 1)
+        {
+            workerIdle[readyQueues.length > 1 ? t.owner : 0].wake();
+            return;
+        }
+        for (final WakeableIdleStrategy w : workerIdle)
+        {
+            if (w.spinning())
+            {
+                return;
+            }
+        }
+        for (int i = 0; i < workerIdle.length; i++)
+        {
+            final int k = (wakeCursor + i) % workerIdle.length;
+            if (workerIdle[k].wake())
+            {
+                wakeCursor = k + 1;
+                return;
+            }
         }
     }
 
@@ -263,18 +352,27 @@ public final class Engine implements Agent
     void publish(final EngineEvent.Kind kind, final TaskRecord task, final Throwable error)
     {
         ring.publishEvent(TRANSLATOR, kind, task, error);
+        ioIdle.wake();
     }
 
     /** Holds admission: submissions are tracked but nothing new is admitted until {@link #resume()}. */
     public void pause()
     {
-        publish(EngineEvent.Kind.PAUSE, null, null);
+        synchronized (submitLock)
+        {
+            submitPaused = true;
+            publish(EngineEvent.Kind.PAUSE, null, null);
+        }
     }
 
     /** Ends a {@link #pause()}. */
     public void resume()
     {
-        publish(EngineEvent.Kind.RESUME, null, null);
+        synchronized (submitLock)
+        {
+            submitPaused = false;
+            publish(EngineEvent.Kind.RESUME, null, null);
+        }
     }
 
     /** Waits until every submitted task is done; a null timeout waits indefinitely, reporting stalls. */
@@ -287,18 +385,18 @@ public final class Engine implements Agent
         {
             synchronized (quiesce)
             {
-                while (incomplete.get() > 0)
+                while (incomplete() > 0)
                 {
                     checkFatal();
                     final long now = System.nanoTime();
                     if (timeout != null && now - start >= timeout.toNanos())
                     {
-                        throw new StallException(incomplete.get() + " task(s) not done after " + timeout + ":\n" +
+                        throw new StallException(incomplete() + " task(s) not done after " + timeout + ":\n" +
                             describeWaits(10));
                     }
                     if (timeout == null && now >= nextReport)
                     {
-                        System.err.println("spillway: still waiting for " + incomplete.get() + " task(s) after " +
+                        System.err.println("spillway: still waiting for " + incomplete() + " task(s) after " +
                             (now - start) / 1_000_000_000 + " s:\n" + describeWaits(5));
                         nextReport = now + STALL_REPORT_NANOS;
                     }
@@ -309,7 +407,7 @@ public final class Engine implements Agent
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
-            throw new StallException("interrupted while waiting for " + incomplete.get() + " task(s)");
+            throw new StallException("interrupted while waiting for " + incomplete() + " task(s)");
         }
         finally
         {
@@ -329,7 +427,9 @@ public final class Engine implements Agent
     /** @return one line per unfinished task (at most {@code limit}) saying what it waits for. */
     public String describeWaits(final int limit)
     {
-        return live.describe(limit);
+        final long withoutData = incomplete() - live.size();
+        return live.describe(limit) + (withoutData > 0 ? "  " + withoutData +
+            " task(s) without data: queued for or running on a worker\n" : "");
     }
 
     String describe(final TaskRecord t)
@@ -400,11 +500,18 @@ public final class Engine implements Agent
             waiting[i] = workers[i].waitingNanos;
         }
         final Counters c = counters;
+        long completed = c.completed;
+        long failed = c.failed + c.cancelled;
+        for (final Worker w : workers)
+        {
+            completed += w.completed;
+            failed += w.failed;
+        }
         final Histogram run = c.taskRunHistogram(workers);
         final Histogram io = c.ioHistogram();
         return new SpillwayStats(store.name(), c.bytesRead, c.bytesWritten, c.reads, c.writes, c.hits, c.misses,
-            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, transfers.size(), c.completed,
-            c.failed + c.cancelled, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
+            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, transfers.size(), completed,
+            failed, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
             run.getValueAtPercentile(50), run.getValueAtPercentile(99), io.getValueAtPercentile(50),
             io.getValueAtPercentile(99));
     }
@@ -444,7 +551,14 @@ public final class Engine implements Agent
             ioRunner.close();
             releaseAll();
         }
-        closeReport = new CloseReport(mode, counters.completed, counters.failed, counters.cancelled - cancelledBefore);
+        long completed = counters.completed;
+        long failed = counters.failed;
+        for (final Worker w : workers)
+        {
+            completed += w.completed;
+            failed += w.failed;
+        }
+        closeReport = new CloseReport(mode, completed, failed, counters.cancelled - cancelledBefore);
         return closeReport;
     }
 
@@ -654,7 +768,9 @@ public final class Engine implements Agent
         if (!overflow.isEmpty() || !readyQueue(t).offer(t))
         {
             overflow.addLast(t);
+            return;
         }
+        wakeWorker(t);
     }
 
     private MessagePassingQueue<TaskRecord> readyQueue(final TaskRecord t)
@@ -669,6 +785,7 @@ public final class Engine implements Agent
         while ((t = overflow.peekFirst()) != null && readyQueue(t).offer(t))
         {
             overflow.pollFirst();
+            wakeWorker(t);
             n++;
         }
         return n;
@@ -773,13 +890,8 @@ public final class Engine implements Agent
                 }
             }
         }
-        if (incomplete.decrementAndGet() == 0 && quiesceWaiters > 0)
-        {
-            synchronized (quiesce)
-            {
-                quiesce.notifyAll();
-            }
-        }
+        finished++;
+        quiesceCheck();
     }
 
     private void cancelAll()

@@ -1,7 +1,7 @@
 package dev.spillway.internal;
 
 /**
- * Unfinished tasks in submission order, as an intrusive list, for "what is everyone waiting for" reports.
+ * Unfinished tasks that have data, in submission order, as an intrusive list, for "what is everyone waiting for" reports.
  * Linked and unlinked by the IO thread; walked by any thread under the same monitor.
  */
 final class LiveTasks
@@ -46,6 +46,11 @@ final class LiveTasks
         t.livePrev = null;
         t.liveNext = null;
         size--;
+    }
+
+    synchronized int size()
+    {
+        return size;
     }
 
     synchronized String describe(final int limit)

@@ -47,6 +47,8 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     ArrayList<TaskRecord> successors;
     TaskRecord[] predecessors;
     long needBytes;
+    /** Set before the task is queued: the worker, not the IO thread, records its outcome. */
+    boolean completesOnWorker;
     TaskRecord livePrev;
     TaskRecord liveNext;
 

@@ -16,11 +16,14 @@ final class Worker implements Agent
     private AffinityLock lock;
 
     final SingleWriterRecorder runNanos = new SingleWriterRecorder(3);
+    volatile long completed;
+    volatile long failed;
     volatile long busyNanos;
     volatile long idleNanos;
     volatile long waitingNanos;
     private long idleSince;
     private boolean waitingForData;
+    private boolean sinceIdle;
 
     Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue, final boolean pin)
     {
@@ -46,6 +49,11 @@ final class Worker implements Agent
         final TaskRecord t = queue.relaxedPoll();
         if (t == null)
         {
+            if (sinceIdle)
+            {
+                sinceIdle = false;
+                engine.quiesceCheck();
+            }
             if (!waitingForData && engine.tasksAwaitingData() > 0)
             {
                 endIdle(System.nanoTime());
@@ -88,7 +96,15 @@ final class Worker implements Agent
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
         waitingForData = false;
-        engine.publish(EngineEvent.Kind.DONE, t, error);
+        if (t.completesOnWorker)
+        {
+            engine.finishOnWorker(t, error, this);
+            sinceIdle = true;
+        }
+        else
+        {
+            engine.publish(EngineEvent.Kind.DONE, t, error);
+        }
         return 1;
     }
 
