@@ -30,7 +30,7 @@ import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.jctools.queues.MessagePassingQueue;
-import org.jctools.queues.MpmcArrayQueue;
+import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +39,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The runtime behind {@link dev.spillway.Spillway}; internal API. It is the IO thread's duty-cycle agent: it owns
@@ -57,6 +58,7 @@ public final class Engine implements Agent
     private static final long STALL_REPORT_NANOS = 10_000_000_000L;
     /** Tiles are page-aligned whatever the store needs, so DRAM accounting is the same for every store. */
     private static final int PAGE = 4096;
+    private static final int READY_CHUNK = 4096;
 
     final Counters counters = new Counters();
 
@@ -72,7 +74,6 @@ public final class Engine implements Agent
     private final ArrayDeque<DataObject> transfers = new ArrayDeque<>();
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final ArrayDeque<TaskRecord> depsMet = new ArrayDeque<>();
-    private final ArrayDeque<TaskRecord> overflow = new ArrayDeque<>();
     private final ArrayList<TaskRecord> scratchPreds = new ArrayList<>();
     private final MessagePassingQueue<TaskRecord>[] readyQueues;
     private final Worker[] workers;
@@ -88,8 +89,8 @@ public final class Engine implements Agent
     private final WakeableIdleStrategy[] workerIdle;
 
     private long nextSeq;
-    private volatile long submitted;
-    private volatile long finished;
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong finished = new AtomicLong();
     private volatile boolean submitPaused;
     private int wakeCursor;
     private boolean closed;
@@ -132,7 +133,7 @@ public final class Engine implements Agent
         readyQueues = new MessagePassingQueue[config.sharedReadyQueue() ? 1 : n];
         for (int i = 0; i < readyQueues.length; i++)
         {
-            readyQueues[i] = new MpmcArrayQueue<>(1 << 16);
+            readyQueues[i] = new MpmcUnboundedXaddArrayQueue<>(READY_CHUNK);
         }
         workers = new Worker[n];
         workerRunners = new AgentRunner[n];
@@ -247,9 +248,10 @@ public final class Engine implements Agent
             }
             final TaskRecord t = new TaskRecord(this, name, body, refs, privileges, priority, nextSeq++,
                 owner(refs, privileges));
-            submitted++;
-            if (refs.length == 0 && !submitPaused && submitWithoutData(t))
+            Worker.add(submitted, 1);
+            if (refs.length == 0 && !submitPaused)
             {
+                submitWithoutData(t);
                 return t;
             }
             publish(EngineEvent.Kind.SUBMIT, t, null);
@@ -259,20 +261,14 @@ public final class Engine implements Agent
 
     /**
      * A task without data has no dependencies and needs no DRAM: it goes straight to a ready queue and its worker
-     * completes it, without a trip through the IO thread. Returns false if the queue is full.
+     * completes it, without a trip through the IO thread.
      */
-    private boolean submitWithoutData(final TaskRecord t)
+    private void submitWithoutData(final TaskRecord t)
     {
         t.status(TaskStatus.READY);
         t.completesOnWorker = true;
-        if (readyQueue(t).offer(t))
-        {
-            wakeWorker(t);
-            return true;
-        }
-        t.completesOnWorker = false;
-        t.status(TaskStatus.BLOCKED);
-        return false;
+        readyQueue(t).offer(t);
+        wakeWorker(t);
     }
 
     /** Worker side of {@link #submitWithoutData}: records the outcome. */
@@ -280,12 +276,12 @@ public final class Engine implements Agent
     {
         if (error == null)
         {
-            w.completed++;
+            Worker.add(w.completed, 1);
             t.finish(TaskStatus.DONE, null);
         }
         else
         {
-            w.failed++;
+            Worker.add(w.failed, 1);
             t.finish(TaskStatus.FAILED, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " +
                 error, error));
         }
@@ -293,12 +289,12 @@ public final class Engine implements Agent
 
     private long incomplete()
     {
-        long done = finished;
+        long done = finished.get();
         for (final Worker w : workers)
         {
-            done += w.completed + w.failed;
+            done += w.completed.get() + w.failed.get();
         }
-        return submitted - done;
+        return submitted.get() - done;
     }
 
     void quiesceCheck()
@@ -495,17 +491,17 @@ public final class Engine implements Agent
         final long[] waiting = new long[n];
         for (int i = 0; i < n; i++)
         {
-            busy[i] = workers[i].busyNanos;
-            idleNs[i] = workers[i].idleNanos;
-            waiting[i] = workers[i].waitingNanos;
+            busy[i] = workers[i].busyNanos.get();
+            idleNs[i] = workers[i].idleNanos.get();
+            waiting[i] = workers[i].waitingNanos.get();
         }
         final Counters c = counters;
         long completed = c.completed;
         long failed = c.failed + c.cancelled;
         for (final Worker w : workers)
         {
-            completed += w.completed;
-            failed += w.failed;
+            completed += w.completed.get();
+            failed += w.failed.get();
         }
         final Histogram run = c.taskRunHistogram(workers);
         final Histogram io = c.ioHistogram();
@@ -555,8 +551,8 @@ public final class Engine implements Agent
         long failed = counters.failed;
         for (final Worker w : workers)
         {
-            completed += w.completed;
-            failed += w.failed;
+            completed += w.completed.get();
+            failed += w.failed.get();
         }
         closeReport = new CloseReport(mode, completed, failed, counters.cancelled - cancelledBefore);
         return closeReport;
@@ -616,7 +612,6 @@ public final class Engine implements Agent
     {
         int work = poller.poll(handler) == EventPoller.PollState.PROCESSING ? 1 : 0;
         work += drainDepsMet();
-        work += flushOverflow();
         if (!paused)
         {
             work += admit();
@@ -631,6 +626,10 @@ public final class Engine implements Agent
             }
         }
         awaitingData = pending.size() + fetching;
+        if (work > 0)
+        {
+            quiesceCheck();
+        }
         return work;
     }
 
@@ -765,30 +764,13 @@ public final class Engine implements Agent
             return;
         }
         t.status(TaskStatus.READY);
-        if (!overflow.isEmpty() || !readyQueue(t).offer(t))
-        {
-            overflow.addLast(t);
-            return;
-        }
+        readyQueue(t).offer(t);
         wakeWorker(t);
     }
 
     private MessagePassingQueue<TaskRecord> readyQueue(final TaskRecord t)
     {
         return readyQueues.length == 1 ? readyQueues[0] : readyQueues[t.owner];
-    }
-
-    private int flushOverflow()
-    {
-        int n = 0;
-        TaskRecord t;
-        while ((t = overflow.peekFirst()) != null && readyQueue(t).offer(t))
-        {
-            overflow.pollFirst();
-            wakeWorker(t);
-            n++;
-        }
-        return n;
     }
 
     private void onDone(final TaskRecord t, final Throwable error)
@@ -890,8 +872,7 @@ public final class Engine implements Agent
                 }
             }
         }
-        finished++;
-        quiesceCheck();
+        Worker.add(finished, 1);
     }
 
     private void cancelAll()
@@ -913,11 +894,6 @@ public final class Engine implements Agent
                     cancel(t);
                 }
             }
-        }
-        TaskRecord t;
-        while ((t = overflow.poll()) != null)
-        {
-            cancel(t);
         }
     }
 

@@ -12,8 +12,11 @@ final class TaskBuilderImpl implements TaskBuilder
 {
     private final Engine engine;
     private final String name;
-    private final ArrayList<DataRef> refs = new ArrayList<>(4);
-    private final ArrayList<Privilege> privileges = new ArrayList<>(4);
+    private static final DataRef[] NO_REFS = {};
+    private static final Privilege[] NO_PRIVILEGES = {};
+
+    private ArrayList<DataRef> refs;
+    private ArrayList<Privilege> privileges;
     private int priority;
 
     TaskBuilderImpl(final Engine engine, final String name)
@@ -32,6 +35,11 @@ final class TaskBuilderImpl implements TaskBuilder
         if (!(data instanceof DataRef ref))
         {
             throw new IllegalArgumentException("task '" + name + "': " + data + " was not declared by Spillway.data");
+        }
+        if (refs == null)
+        {
+            refs = new ArrayList<>(4);
+            privileges = new ArrayList<>(4);
         }
         if (refs.contains(ref))
         {
@@ -53,6 +61,7 @@ final class TaskBuilderImpl implements TaskBuilder
     @Override
     public TaskHandle submit(final TaskBody body)
     {
-        return engine.submit(name, body, refs.toArray(new DataRef[0]), privileges.toArray(new Privilege[0]), priority);
+        return refs == null ? engine.submit(name, body, NO_REFS, NO_PRIVILEGES, priority) :
+            engine.submit(name, body, refs.toArray(NO_REFS), privileges.toArray(NO_PRIVILEGES), priority);
     }
 }

@@ -54,9 +54,9 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
 
     private volatile TaskStatus status = TaskStatus.BLOCKED;
     private volatile boolean awaited;
-    private volatile Throwable failure;
-    private volatile long startedNanos;
-    private volatile int worker = -1;
+    private Throwable failure;
+    private long startedNanos;
+    private int worker = -1;
 
     TaskRecord(final Engine engine, final String name, final TaskBody body, final DataRef[] refs,
         final Privilege[] privileges, final int priority, final long seq, final int owner)
@@ -76,9 +76,10 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         return status;
     }
 
+    /** Sets the status with a release store; {@link #finish} uses a full one, for its waiters. */
     void status(final TaskStatus next)
     {
-        status = next;
+        STATUS.setRelease(this, next);
     }
 
     boolean casStatus(final TaskStatus expected, final TaskStatus next)
@@ -86,10 +87,11 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         return STATUS.compareAndSet(this, expected, next);
     }
 
-    void running(final int workerIndex)
+    /** Worker, before claiming the task: for {@link #waitReason()} only, published by the claim. */
+    void running(final int workerIndex, final long nowNanos)
     {
         worker = workerIndex;
-        startedNanos = System.nanoTime();
+        startedNanos = nowNanos;
     }
 
     /** IO thread: records the outcome and wakes waiters. */

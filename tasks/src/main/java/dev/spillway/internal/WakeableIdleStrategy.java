@@ -2,24 +2,39 @@ package dev.spillway.internal;
 
 import org.agrona.concurrent.IdleStrategy;
 
-import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/** Fields producers read: the owner's state, alone on their cache lines (superclass fields are laid out first). */
+abstract class IdleState
+{
+    static final int BUSY = 0;
+    static final int SPINNING = 1;
+    static final int SLEEPING = 2;
+
+    volatile Thread owner;
+    volatile int state;
+}
+
+/** Keeps the owner's own counters off the cache line producers read. */
+abstract class IdleStatePadding extends IdleState
+{
+    long p01, p02, p03, p04, p05, p06, p07, p08;
+    long p09, p10, p11, p12, p13, p14, p15, p16;
+}
 
 /**
  * Spin, then yield, then park until woken. Before parking the owner announces it sleeps and checks for work once
  * more; a producer makes its work visible, then {@link #wake()}s a sleeping owner. The two volatile accesses on
  * each side order so that no wake-up is lost; the park timeout is only a safety net.
  */
-final class WakeableIdleStrategy implements IdleStrategy
+final class WakeableIdleStrategy extends IdleStatePadding implements IdleStrategy
 {
     private static final int SPINS = 100;
     private static final int YIELDS = 10;
 
     private final BooleanSupplier hasWork;
     private final long maxParkNanos;
-    private volatile Thread owner;
-    private volatile boolean sleeping;
-    private volatile boolean spinning;
     private int spins;
     private int yields;
 
@@ -47,7 +62,7 @@ final class WakeableIdleStrategy implements IdleStrategy
     {
         if (spins == 0)
         {
-            spinning = true;
+            state = SPINNING;
         }
         if (spins < SPINS)
         {
@@ -65,33 +80,35 @@ final class WakeableIdleStrategy implements IdleStrategy
         {
             owner = Thread.currentThread();
         }
-        sleeping = true;
-        spinning = false;
+        state = SLEEPING;
         if (!hasWork.getAsBoolean())
         {
             LockSupport.parkNanos(this, maxParkNanos);
         }
-        sleeping = false;
+        state = SPINNING;
     }
 
     @Override
     public void reset()
     {
-        spinning = false;
-        spins = 0;
-        yields = 0;
+        if (spins != 0)
+        {
+            state = BUSY;
+            spins = 0;
+            yields = 0;
+        }
     }
 
     /** @return true while the owner is idle but awake, so it will see new work without a wake-up. */
     boolean spinning()
     {
-        return spinning;
+        return state == SPINNING;
     }
 
     /** Unparks the owner if it sleeps; call after making work visible. */
     boolean wake()
     {
-        if (sleeping)
+        if (state == SLEEPING)
         {
             LockSupport.unpark(owner);
             return true;

@@ -5,6 +5,8 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.MessagePassingQueue;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /** Runs task bodies taken from a ready queue. Never does IO: completion goes back to the IO thread. */
 final class Worker implements Agent
 {
@@ -16,11 +18,12 @@ final class Worker implements Agent
     private AffinityLock lock;
 
     final SingleWriterRecorder runNanos = new SingleWriterRecorder(3);
-    volatile long completed;
-    volatile long failed;
-    volatile long busyNanos;
-    volatile long idleNanos;
-    volatile long waitingNanos;
+    /** Single-writer counters, published with release stores (no fence on the hot path). */
+    final AtomicLong completed = new AtomicLong();
+    final AtomicLong failed = new AtomicLong();
+    final AtomicLong busyNanos = new AtomicLong();
+    final AtomicLong idleNanos = new AtomicLong();
+    final AtomicLong waitingNanos = new AtomicLong();
     private long idleSince;
     private boolean waitingForData;
     private boolean sinceIdle;
@@ -61,13 +64,13 @@ final class Worker implements Agent
             }
             return 0;
         }
+        final long start = System.nanoTime();
+        t.running(index, start);
         if (!t.casStatus(TaskStatus.READY, TaskStatus.RUNNING))
         {
             return 1;
         }
-        final long start = System.nanoTime();
         endIdle(start);
-        t.running(index);
         ctx.bind(t);
         Throwable error = null;
         final TaskRunEvent event = JfrTypes.TASK_RUN.isEnabled() ? new TaskRunEvent() : null;
@@ -91,7 +94,7 @@ final class Worker implements Agent
             event.worker = index;
             event.commit();
         }
-        busyNanos += end - start;
+        add(busyNanos, end - start);
         runNanos.recordValue(end - start);
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
@@ -110,16 +113,14 @@ final class Worker implements Agent
 
     private void endIdle(final long now)
     {
-        if (waitingForData)
-        {
-            waitingNanos += now - idleSince;
-        }
-        else
-        {
-            idleNanos += now - idleSince;
-        }
+        add(waitingForData ? waitingNanos : idleNanos, now - idleSince);
         idleSince = now;
         waitingForData = false;
+    }
+
+    static void add(final AtomicLong counter, final long delta)
+    {
+        counter.lazySet(counter.get() + delta);
     }
 
     @Override
