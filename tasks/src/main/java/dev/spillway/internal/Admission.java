@@ -1,0 +1,271 @@
+package dev.spillway.internal;
+
+import dev.spillway.SpillwayConfig;
+import dev.spillway.memory.BufferPool;
+import dev.spillway.memory.DataObject;
+import dev.spillway.memory.DramBudget;
+import dev.spillway.memory.Residency;
+import dev.spillway.memory.ResidentObjects;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+
+/**
+ * Admission of tasks into DRAM by IO policy (Algorithm 3 of seed 003), eviction, and look-ahead; IO thread only.
+ *
+ * <p>The policy's next task is admitted only when DRAM can be found for every object it lacks, by evicting
+ * unreferenced objects if need be; otherwise admission waits for completions. Admission takes a reference on each
+ * of the task's objects, so nothing it needs is evicted before it runs.
+ */
+final class Admission
+{
+    private final IoAgent agent;
+    private final Transfers transfers;
+    private final BufferPool pool;
+    private final DramBudget budget;
+    private final ResidentObjects resident;
+    private final Counters counters;
+    private final PendingQueue pending;
+    private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
+    private final int prefetchDepth;
+    private final long cleanReserveBytes;
+
+    Admission(final IoAgent agent, final Transfers transfers, final BufferPool pool, final ResidentObjects resident,
+        final Counters counters, final SpillwayConfig config)
+    {
+        this.agent = agent;
+        this.transfers = transfers;
+        this.pool = pool;
+        this.budget = pool.budget();
+        this.resident = resident;
+        this.counters = counters;
+        this.pending = PendingQueue.of(config.ioOrder());
+        this.prefetchDepth = config.prefetchDepth();
+        this.cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
+    }
+
+    /** A task with data was submitted: a candidate for look-ahead until admitted. */
+    void submitted(final TaskRecord t)
+    {
+        lookahead.addLast(t);
+    }
+
+    /** A task's dependencies are met: queue it for admission. */
+    void enqueue(final TaskRecord t)
+    {
+        t.status(TaskStatus.PENDING);
+        pending.add(t);
+    }
+
+    int pendingCount()
+    {
+        return pending.size();
+    }
+
+    void drainPending(final ArrayList<TaskRecord> sink)
+    {
+        pending.drainTo(sink);
+    }
+
+    /** Admits tasks in policy order while DRAM allows; returns how many. */
+    int admit()
+    {
+        int n = 0;
+        TaskRecord t;
+        while ((t = pending.peek()) != null)
+        {
+            final long need = needBytes(t);
+            t.needBytes = need;
+            if (need > budget.available() && !makeRoom(t, need))
+            {
+                break;
+            }
+            pending.pop();
+            admit(t);
+            n++;
+        }
+        return n;
+    }
+
+    private long needBytes(final TaskRecord t)
+    {
+        long need = 0;
+        for (final DataRef r : t.refs)
+        {
+            final DataObject o = r.object;
+            final Residency res = o.residency();
+            if (res == Residency.IN_NVM || res == Residency.UNMATERIALIZED ||
+                (res == Residency.TO_NVM && !o.keepAfterWrite()))
+            {
+                need += pool.roundUp(o.size());
+            }
+        }
+        return need;
+    }
+
+    private boolean makeRoom(final TaskRecord t, final long need)
+    {
+        if (budget.available() + resident.evictableBytes(t, pool) < need)
+        {
+            return false;
+        }
+        while (budget.available() < need)
+        {
+            evict(resident.chooseVictim(t));
+        }
+        return true;
+    }
+
+    private void evict(final DataObject v)
+    {
+        if (JfrTypes.EVICTION.isEnabled())
+        {
+            final EvictionEvent e = new EvictionEvent();
+            e.tag = v.tag();
+            e.dirty = v.dirty();
+            e.nextUse = v.nextUse();
+            e.commit();
+        }
+        if (v.dirty())
+        {
+            counters.dirtyEvictions++;
+            v.residency(Residency.TO_NVM);
+            v.keepAfterWrite(false);
+            budget.startRelease(pool.roundUp(v.size()));
+            transfers.enqueue(v);
+            return;
+        }
+        counters.cleanEvictions++;
+        transfers.drop(v);
+        if (v.discardable())
+        {
+            v.stored(false);
+        }
+        v.residency(v.stored() ? Residency.IN_NVM : Residency.UNMATERIALIZED);
+        budget.uncommit(pool.roundUp(v.size()));
+    }
+
+    private void admit(final TaskRecord t)
+    {
+        t.admitted = true;
+        t.status(TaskStatus.FETCHING);
+        for (int i = 0; i < t.refs.length; i++)
+        {
+            final DataObject o = t.refs[i].object;
+            o.retain();
+            switch (o.residency())
+            {
+                case IN_MEM -> counters.hits++;
+                case TO_MEM ->
+                {
+                    counters.hits++;
+                    await(t, o);
+                }
+                case TO_NVM ->
+                {
+                    counters.hits++;
+                    if (!o.keepAfterWrite())
+                    {
+                        o.keepAfterWrite(true);
+                        budget.endRelease(pool.roundUp(o.size()), false);
+                    }
+                    await(t, o);
+                }
+                case IN_NVM, UNMATERIALIZED ->
+                {
+                    final boolean reads = t.privileges[i].readsContents() && o.stored();
+                    if (reads)
+                    {
+                        counters.misses++;
+                    }
+                    fetch(o, reads);
+                    await(t, o);
+                }
+            }
+        }
+        agent.admitted(t);
+    }
+
+    private static void await(final TaskRecord t, final DataObject o)
+    {
+        o.waiters().add(t);
+        t.outstanding++;
+    }
+
+    private void fetch(final DataObject o, final boolean reads)
+    {
+        budget.commit(pool.roundUp(o.size()));
+        o.residency(Residency.TO_MEM);
+        o.fetchReads(reads);
+        transfers.enqueue(o);
+    }
+
+    /**
+     * While the IO thread is otherwise idle: reads an input of an upcoming task into free DRAM (never evicting), or
+     * else writes back a dirty object to keep the clean reserve. Returns 1 if it started a transfer.
+     */
+    int lookAhead()
+    {
+        if (!transfers.isEmpty())
+        {
+            return 0;
+        }
+        return prefetch() ? 1 : writeBehind() ? 1 : 0;
+    }
+
+    private boolean prefetch()
+    {
+        if (prefetchDepth == 0 || pending.size() > 0)
+        {
+            return false;
+        }
+        TaskRecord head;
+        while ((head = lookahead.peekFirst()) != null && (head.admitted || head.isDone()))
+        {
+            lookahead.pollFirst();
+        }
+        int seen = 0;
+        for (final TaskRecord t : lookahead)
+        {
+            if (t.admitted || t.isDone())
+            {
+                continue;
+            }
+            if (++seen > prefetchDepth)
+            {
+                break;
+            }
+            for (int i = 0; i < t.refs.length; i++)
+            {
+                final DataObject o = t.refs[i].object;
+                if (t.privileges[i].readsContents() && o.residency() == Residency.IN_NVM &&
+                    pool.roundUp(o.size()) <= budget.available() - cleanReserveBytes)
+                {
+                    counters.prefetches++;
+                    counters.misses++;
+                    fetch(o, true);
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean writeBehind()
+    {
+        if (cleanReserveBytes == 0 || budget.available() + resident.cleanBytes() >= cleanReserveBytes)
+        {
+            return false;
+        }
+        final DataObject v = resident.chooseWriteBehind();
+        if (v == null)
+        {
+            return false;
+        }
+        counters.writeBehinds++;
+        v.residency(Residency.TO_NVM);
+        v.keepAfterWrite(true);
+        transfers.enqueue(v);
+        return true;
+    }
+}

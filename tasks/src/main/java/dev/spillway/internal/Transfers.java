@@ -1,0 +1,230 @@
+package dev.spillway.internal;
+
+import dev.spillway.TaskFailedException;
+import dev.spillway.io.Store;
+import dev.spillway.memory.BufferPool;
+import dev.spillway.memory.DataObject;
+import dev.spillway.memory.DramBudget;
+import dev.spillway.memory.Residency;
+import dev.spillway.memory.ResidentObjects;
+import dev.spillway.memory.TileBuffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+
+/**
+ * The IO thread's queue of moves between DRAM and the store, run one per duty cycle in order: a fetch
+ * ({@link Residency#TO_MEM}) reads a block into a fresh buffer, or only allocates one; a write-back
+ * ({@link Residency#TO_NVM}) writes a dirty object, then frees its buffer unless it is kept. Evictions are queued
+ * ahead of the fetches they make room for, so physical DRAM stays within the budget.
+ */
+final class Transfers
+{
+    private final IoAgent agent;
+    private final Store store;
+    private final BufferPool pool;
+    private final DramBudget budget;
+    private final ResidentObjects resident;
+    private final Counters counters;
+    private final Trace trace;
+    private final ArrayDeque<DataObject> queue = new ArrayDeque<>();
+    private IOException lastSpillFailure;
+
+    Transfers(final IoAgent agent, final Store store, final BufferPool pool, final ResidentObjects resident,
+        final Counters counters, final Trace trace)
+    {
+        this.agent = agent;
+        this.store = store;
+        this.pool = pool;
+        this.budget = pool.budget();
+        this.resident = resident;
+        this.counters = counters;
+        this.trace = trace;
+    }
+
+    void enqueue(final DataObject o)
+    {
+        queue.addLast(o);
+    }
+
+    boolean isEmpty()
+    {
+        return queue.isEmpty();
+    }
+
+    int size()
+    {
+        return queue.size();
+    }
+
+    /** Runs the next transfer; returns 1 if there was one. */
+    int runOne()
+    {
+        final DataObject o = queue.pollFirst();
+        if (o == null)
+        {
+            return 0;
+        }
+        final long start = System.nanoTime();
+        final String what;
+        if (o.residency() == Residency.TO_MEM)
+        {
+            what = "fetch ";
+            fetch(o);
+        }
+        else
+        {
+            what = o.keepAfterWrite() ? "write-behind " : "evict ";
+            writeBack(o);
+        }
+        final long end = System.nanoTime();
+        counters.ioNanos.recordValue(end - start);
+        if (trace != null)
+        {
+            trace.record(0, what + o.tag(), "io", start, end);
+        }
+        return 1;
+    }
+
+    private void fetch(final DataObject o)
+    {
+        final TileBuffer b = pool.acquire(o.size());
+        if (b == null)
+        {
+            if (budget.releasing() > 0)
+            {
+                queue.addLast(o);
+                return;
+            }
+            abortFetch(o, "no DRAM to bring '" + o.tag() + "' in, because an eviction could not be written" +
+                (lastSpillFailure == null ? "" : ": " + lastSpillFailure.getMessage()), lastSpillFailure);
+            return;
+        }
+        if (o.fetchReads())
+        {
+            final IoReadEvent event = JfrTypes.IO_READ.isEnabled() ? new IoReadEvent() : null;
+            if (event != null)
+            {
+                event.begin();
+            }
+            try
+            {
+                store.read(o.tag(), b.buffer().clear());
+            }
+            catch (final IOException e)
+            {
+                pool.release(b);
+                abortFetch(o, "cannot read '" + o.tag() + "' from the " + store.name() + " store: " + e.getMessage(),
+                    e);
+                return;
+            }
+            if (event != null)
+            {
+                event.tag = o.tag();
+                event.bytes = o.size();
+                event.commit();
+            }
+            counters.reads++;
+            counters.bytesRead += o.size();
+        }
+        o.buffer(b);
+        o.residency(Residency.IN_MEM);
+        resident.add(o);
+        wakeWaiters(o);
+    }
+
+    private void abortFetch(final DataObject o, final String message, final Throwable cause)
+    {
+        budget.uncommit(pool.roundUp(o.size()));
+        o.residency(o.stored() ? Residency.IN_NVM : Residency.UNMATERIALIZED);
+        final ArrayList<Object> waiting = new ArrayList<>(o.waiters());
+        o.waiters().clear();
+        for (final Object w : waiting)
+        {
+            final TaskRecord t = (TaskRecord)w;
+            if (t.status() == TaskStatus.FETCHING)
+            {
+                agent.fail(t, new TaskFailedException("task '" + t.name + "' could not get its data: " + message,
+                    cause));
+            }
+        }
+    }
+
+    private void writeBack(final DataObject o)
+    {
+        final boolean keep = o.keepAfterWrite();
+        final ByteBuffer src = o.buffer().buffer().clear().limit(o.size());
+        final IoWriteEvent event = JfrTypes.IO_WRITE.isEnabled() ? new IoWriteEvent() : null;
+        if (event != null)
+        {
+            event.begin();
+        }
+        try
+        {
+            store.write(o.tag(), src, o.version());
+        }
+        catch (final IOException e)
+        {
+            lastSpillFailure = e;
+            System.err.println("spillway: cannot write '" + o.tag() + "' to the " + store.name() + " store (" +
+                e.getMessage() + "); it stays in DRAM");
+            o.residency(Residency.IN_MEM);
+            if (!keep)
+            {
+                budget.endRelease(pool.roundUp(o.size()), false);
+            }
+            o.keepAfterWrite(false);
+            wakeWaiters(o);
+            return;
+        }
+        finally
+        {
+            src.clear();
+        }
+        if (event != null)
+        {
+            event.tag = o.tag();
+            event.bytes = o.size();
+            event.writeBehind = keep;
+            event.commit();
+        }
+        counters.writes++;
+        counters.bytesWritten += o.size();
+        o.stored(true);
+        o.dirty(false);
+        if (keep)
+        {
+            o.residency(Residency.IN_MEM);
+            o.keepAfterWrite(false);
+            wakeWaiters(o);
+            return;
+        }
+        drop(o);
+        o.residency(Residency.IN_NVM);
+        budget.endRelease(pool.roundUp(o.size()), true);
+    }
+
+    /** Gives the object's buffer back to the pool. */
+    void drop(final DataObject o)
+    {
+        resident.remove(o);
+        pool.release(o.buffer());
+        o.buffer(null);
+    }
+
+    private void wakeWaiters(final DataObject o)
+    {
+        final ArrayList<Object> waiting = o.waiters();
+        for (int i = 0, n = waiting.size(); i < n; i++)
+        {
+            final TaskRecord t = (TaskRecord)waiting.get(i);
+            if (t.status() == TaskStatus.FETCHING && --t.outstanding == 0)
+            {
+                agent.dataReady(t);
+            }
+        }
+        waiting.clear();
+    }
+}
