@@ -29,6 +29,7 @@ final class Admission
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final int prefetchDepth;
     private final long cleanReserveBytes;
+    private boolean changed = true;
 
     Admission(final IoAgent agent, final Transfers transfers, final BufferPool pool, final ResidentObjects resident,
         final Counters counters, final SpillwayConfig config)
@@ -47,7 +48,17 @@ final class Admission
     /** A task with data was submitted: a candidate for look-ahead until admitted. */
     void submitted(final TaskRecord t)
     {
-        lookahead.addLast(t);
+        if (prefetchDepth > 0)
+        {
+            lookahead.addLast(t);
+        }
+        changed = true;
+    }
+
+    /** Something that look-ahead depends on changed (a completion, a transfer): look again when idle. */
+    void changed()
+    {
+        changed = true;
     }
 
     /** A task's dependencies are met: queue it for admission. */
@@ -83,6 +94,10 @@ final class Admission
             pending.pop();
             admit(t);
             n++;
+        }
+        if (n > 0)
+        {
+            changed = true;
         }
         return n;
     }
@@ -153,6 +168,7 @@ final class Admission
         {
             final DataObject o = t.refs[i].object;
             o.retain();
+            o.nextUse();
             switch (o.residency())
             {
                 case IN_MEM -> counters.hits++;
@@ -202,15 +218,26 @@ final class Admission
 
     /**
      * While the IO thread is otherwise idle: reads an input of an upcoming task into free DRAM (never evicting), or
-     * else writes back a dirty object to keep the clean reserve. Returns 1 if it started a transfer.
+     * else writes back a dirty object to keep the clean reserve. Returns 1 if it started a transfer. It looks only
+     * after something changed, so an idle IO thread does not rescan the same tasks.
      */
     int lookAhead()
     {
-        if (!transfers.isEmpty())
+        if (!changed || !transfers.isEmpty())
         {
             return 0;
         }
-        return prefetch() ? 1 : writeBehind() ? 1 : 0;
+        TaskRecord head;
+        while ((head = lookahead.peekFirst()) != null && (head.admitted || head.isDone()))
+        {
+            lookahead.pollFirst();
+        }
+        if (prefetch() || writeBehind())
+        {
+            return 1;
+        }
+        changed = false;
+        return 0;
     }
 
     private boolean prefetch()
@@ -218,11 +245,6 @@ final class Admission
         if (prefetchDepth == 0 || pending.size() > 0)
         {
             return false;
-        }
-        TaskRecord head;
-        while ((head = lookahead.peekFirst()) != null && (head.admitted || head.isDone()))
-        {
-            lookahead.pollFirst();
         }
         int seen = 0;
         for (final TaskRecord t : lookahead)

@@ -33,6 +33,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -77,7 +78,7 @@ public final class Engine
     private long nextSeq;
     private volatile boolean submitPaused;
     private boolean closed;
-    private volatile int quiesceWaiters;
+    private final AtomicInteger quiesceWaiters = new AtomicInteger();
     private volatile Throwable fatal;
     private CloseReport closeReport;
 
@@ -268,7 +269,7 @@ public final class Engine
 
     void quiesceCheck()
     {
-        if (quiesceWaiters > 0 && incomplete() == 0)
+        if (quiesceWaiters.get() > 0 && incomplete() == 0)
         {
             synchronized (quiesce)
             {
@@ -320,7 +321,7 @@ public final class Engine
     {
         final long start = System.nanoTime();
         long nextReport = start + STALL_REPORT_NANOS;
-        quiesceWaiters++;
+        quiesceWaiters.incrementAndGet();
         try
         {
             synchronized (quiesce)
@@ -351,7 +352,7 @@ public final class Engine
         }
         finally
         {
-            quiesceWaiters--;
+            quiesceWaiters.decrementAndGet();
         }
     }
 

@@ -95,7 +95,11 @@ final class IoAgent implements Agent
         {
             work += admission.admit();
         }
-        work += transfers.runOne();
+        if (transfers.runOne() > 0)
+        {
+            work++;
+            admission.changed();
+        }
         if (work == 0 && !paused)
         {
             work += admission.lookAhead();
@@ -114,7 +118,11 @@ final class IoAgent implements Agent
         switch (e.kind)
         {
             case SUBMIT -> onSubmit(t);
-            case DONE -> onDone(t, e.error);
+            case DONE ->
+            {
+                onDone(t, e.error);
+                admission.changed();
+            }
             case PAUSE -> paused = true;
             case RESUME -> paused = false;
             case CANCEL_ALL -> cancelAll();

@@ -1,0 +1,62 @@
+package dev.spillway;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.ref.WeakReference;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Finished tasks are not kept reachable by the objects they used, with or without look-ahead. */
+@Timeout(60)
+class RetentionTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void finishedTasksOnALongLivedObjectCanBeCollected() throws Exception
+    {
+        for (final int prefetch : new int[] {0, 16})
+        {
+            try (Spillway sw = Runtimes.small(dir, 1 << 20, "a,s,d").prefetchDepth(prefetch).build())
+            {
+                final Data d = sw.data("counter", 64);
+                sw.task("init").write(d).submit(ctx -> ctx.buffer(d).putLong(0, 0));
+                final List<WeakReference<TaskHandle>> early = new ArrayList<>();
+                for (int i = 0; i < 20_000; i++)
+                {
+                    final TaskHandle h = sw.task("inc " + i).readWrite(d).submit(ctx ->
+                    {
+                        final var b = ctx.buffer(d);
+                        b.putLong(0, b.getLong(0) + 1);
+                    });
+                    if (i < 1000)
+                    {
+                        early.add(new WeakReference<>(h));
+                    }
+                }
+                sw.awaitAll();
+                long alive = early.size();
+                for (int gc = 0; gc < 10 && alive > 1; gc++)
+                {
+                    System.gc();
+                    Thread.sleep(20);
+                    alive = early.stream().filter(r -> r.get() != null).count();
+                }
+                assertTrue(alive <= 1, alive + " of 1000 finished tasks still reachable (prefetch " + prefetch + ")");
+                sw.task("check").read(d).submit(ctx ->
+                {
+                    if (ctx.buffer(d).getLong(0) != 20_000)
+                    {
+                        throw new AssertionError("count " + ctx.buffer(d).getLong(0));
+                    }
+                }).join();
+            }
+        }
+    }
+}
