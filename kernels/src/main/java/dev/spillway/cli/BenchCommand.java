@@ -1,0 +1,10 @@
+package dev.spillway.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code spillway bench}: groups the benchmarks; it needs one of its subcommands. */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure the runtime and the store.",
+    subcommands = {OverheadBench.class, IoBench.class})
+final class BenchCommand
+{
+}

@@ -1,0 +1,52 @@
+package dev.spillway.cli;
+
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+/** A benchmark's progress on stderr: a progress bar on a terminal, otherwise one line per step. */
+final class Progress implements AutoCloseable
+{
+    private final String task;
+    private final long total;
+    private final ProgressBar bar;
+    private long done;
+
+    private Progress(final String task, final long total)
+    {
+        this.task = task;
+        this.total = total;
+        bar = System.console() == null ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
+            .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).continuousUpdate().build();
+    }
+
+    /** Starts reporting {@code total} steps of {@code task}. */
+    static Progress start(final String task, final long total)
+    {
+        return new Progress(task, total);
+    }
+
+    /** Marks one step done; {@code message} says what it measured. */
+    void step(final String message)
+    {
+        done++;
+        if (bar == null)
+        {
+            System.err.printf("spillway: %s [%d/%d] %s%n", task, done, total, message);
+        }
+        else
+        {
+            bar.setExtraMessage(message);
+            bar.step();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (bar != null)
+        {
+            bar.close();
+        }
+    }
+}

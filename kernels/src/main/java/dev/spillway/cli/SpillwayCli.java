@@ -1,0 +1,71 @@
+package dev.spillway.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Properties;
+
+/**
+ * The {@code spillway} command line. Bad arguments end with a usage message and exit code 2; a failure at run time
+ * prints one line, {@code spillway: <message>}, and exits with 1 (with the stack trace under {@code --verbose} or
+ * {@code SPILLWAY_DEBUG=1}).
+ */
+@Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
+    description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
+    subcommands = {BenchCommand.class, CommandLine.HelpCommand.class})
+public final class SpillwayCli
+{
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print the stack trace of a failure.")
+    private boolean verbose;
+
+    /** Runs the command line and exits with its status. */
+    public static void main(final String[] args)
+    {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** @return a command line with the one-line failure reporting; call {@link CommandLine#execute} on it. */
+    public static CommandLine commandLine()
+    {
+        final SpillwayCli cli = new SpillwayCli();
+        final CommandLine cmd = new CommandLine(cli);
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.setExecutionExceptionHandler((e, failed, parsed) ->
+        {
+            final PrintWriter err = failed.getErr();
+            if (cli.verbose || "1".equals(System.getenv("SPILLWAY_DEBUG")))
+            {
+                e.printStackTrace(err);
+            }
+            err.println("spillway: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            err.flush();
+            return 1;
+        });
+        return cmd;
+    }
+
+    /** Reports the version Maven wrote into {@code version.properties}. */
+    static final class Version implements IVersionProvider
+    {
+        @Override
+        public String[] getVersion() throws IOException
+        {
+            final Properties p = new Properties();
+            try (InputStream in = SpillwayCli.class.getResourceAsStream("version.properties"))
+            {
+                if (in != null)
+                {
+                    p.load(in);
+                }
+            }
+            return new String[] {"spillway " + p.getProperty("version", "(unknown version)"),
+                "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+        }
+    }
+}

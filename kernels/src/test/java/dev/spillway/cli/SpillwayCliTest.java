@@ -1,0 +1,142 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SpillwayCliTest
+{
+    @TempDir
+    Path tmp;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(final String... args)
+    {
+        final CommandLine cmd = SpillwayCli.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        return cmd.execute(args);
+    }
+
+    private static void assertPositive(final JsonNode node, final String key)
+    {
+        assertTrue(node.has(key), "missing key " + key + " in " + node);
+        assertTrue(node.get(key).isNumber() && node.get(key).asDouble() > 0, key + " = " + node.get(key));
+    }
+
+    @Test
+    void overheadWritesTheJsonKeys() throws IOException
+    {
+        final Path json = tmp.resolve("overhead.json");
+        assertEquals(0, run("bench", "overhead", "--tasks", "20000", "--reps", "1", "--json", json.toString()),
+            err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        for (final String key : new String[] {"engine_ns_per_task", "chain_ns_per_task", "forkjoin_ns_per_task",
+            "tasks", "workers"})
+        {
+            assertPositive(r, key);
+        }
+        assertEquals(20000, r.get("tasks").asInt());
+        assertEquals(2, r.get("workers").asInt());
+        assertTrue(out.toString().contains("verdict:"), out::toString);
+    }
+
+    @Test
+    void ioWritesTheJsonKeysAndCleansUp() throws IOException
+    {
+        final Path dir = tmp.resolve("data");
+        final Path json = tmp.resolve("io.json");
+        assertEquals(0, run("bench", "io", "--size", "64m", "--block", "1m", "--reps", "1", "--dir", dir.toString(),
+            "--json", json.toString()), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertPositive(r, "raw_write_mb_s");
+        assertPositive(r, "raw_read_mb_s");
+        assertEquals(2, r.get("stores").size());
+        for (final JsonNode s : r.get("stores"))
+        {
+            assertTrue(s.get("store").isTextual(), s::toString);
+            assertPositive(s, "spill_mb_s");
+            assertPositive(s, "restore_mb_s");
+        }
+        assertFalse(Files.exists(dir), "the benchmark should remove the directory it created");
+    }
+
+    @Test
+    void ioLeavesAnExistingDirectoryEmpty() throws IOException
+    {
+        assertEquals(0, run("bench", "io", "--size", "8m", "--block", "1m", "--reps", "1", "--stores", "direct",
+            "--dir", tmp.toString()), err::toString);
+        try (Stream<Path> left = Files.list(tmp))
+        {
+            assertEquals(0, left.count());
+        }
+    }
+
+    @Test
+    void unknownOptionIsAUsageError()
+    {
+        final int status = run("bench", "overhead", "--no-such-option");
+        assertNotEquals(0, status);
+        assertTrue(err.toString().contains("--no-such-option"), err::toString);
+    }
+
+    @Test
+    void badSizeIsAUsageError()
+    {
+        assertNotEquals(0, run("bench", "io", "--size", "lots"));
+        assertTrue(err.toString().contains("'lots' is not a size"), err::toString);
+    }
+
+    @Test
+    void unwritableDirFailsNamingIt() throws IOException
+    {
+        final Path file = Files.writeString(tmp.resolve("plain-file"), "x");
+        final Path dir = file.resolve("data");
+        assertEquals(1, run("bench", "io", "--size", "8m", "--block", "1m", "--dir", dir.toString()));
+        final String message = err.toString().strip();
+        assertTrue(message.startsWith("spillway: ") && message.contains(dir.toString()), message);
+        assertEquals(1, message.lines().count(), "one line without --verbose: " + message);
+    }
+
+    @Test
+    void verboseOnASubcommandPrintsTheStackTrace() throws IOException
+    {
+        final Path file = Files.writeString(tmp.resolve("plain-file"), "x");
+        assertEquals(1, run("bench", "io", "--verbose", "--dir", file.resolve("data").toString()));
+        assertTrue(err.toString().contains("\tat dev.spillway.cli."), err::toString);
+    }
+
+    @Test
+    void byteSizesAcceptBinarySuffixes()
+    {
+        final ByteSize sizes = new ByteSize();
+        assertEquals(4096L, sizes.convert("4096"));
+        assertEquals(512L << 20, sizes.convert("512m"));
+        assertEquals(2L << 30, sizes.convert("2G"));
+        assertEquals(4L << 20, sizes.convert("4MiB"));
+        assertEquals(4L << 10, sizes.convert("4kb"));
+        assertEquals(100L, sizes.convert("100b"));
+        assertThrows(TypeConversionException.class, () -> sizes.convert("4ib"));
+        assertThrows(TypeConversionException.class, () -> sizes.convert("-1m"));
+        assertEquals("4 MiB", ByteSize.format(4L << 20));
+        assertEquals("1000 B", ByteSize.format(1000));
+    }
+}
