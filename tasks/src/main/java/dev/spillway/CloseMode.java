@@ -5,6 +5,6 @@ public enum CloseMode
 {
     /** Wait for every submitted task to finish, then stop. */
     DRAIN,
-    /** Let running tasks finish; fail every task not yet started with a cancellation, then stop. */
+    /** Fail every task not yet running with a cancellation at once; let running tasks finish; then stop. */
     CANCEL
 }

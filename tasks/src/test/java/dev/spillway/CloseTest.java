@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -68,7 +69,12 @@ class CloseTest
         started.await();
         final Thread closer = new Thread(() -> sw.close(CloseMode.CANCEL));
         closer.start();
-        Thread.sleep(100);
+        for (final TaskHandle h : rest)
+        {
+            assertThrows(TaskFailedException.class, () -> h.join(Duration.ofSeconds(20)),
+                "blocked tasks are cancelled at once, before the running task ends");
+        }
+        assertTrue(!first.isDone(), "the running task is left to finish");
         release.countDown();
         closer.join();
         final CloseReport report = sw.close(CloseMode.CANCEL);

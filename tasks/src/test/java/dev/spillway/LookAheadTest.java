@@ -40,7 +40,7 @@ class LookAheadTest
             {
                 sw.task("reader of " + x.tag()).read(gate, x).submit(ctx -> { });
             }
-            for (int i = 0; i < 200 && sw.stats().prefetches() < d.length; i++)
+            for (int i = 0; i < 2000 && sw.stats().prefetches() < d.length; i++)
             {
                 Thread.sleep(5);
             }

@@ -372,14 +372,20 @@ final class IoAgent implements Agent
         Worker.add(finished, 1);
     }
 
+    /** Fails every task not yet running: blocked, pending, fetching or ready. */
     private void cancelAll()
     {
         cancelling = true;
-        final ArrayList<TaskRecord> drained = new ArrayList<>();
-        admission.drainPending(drained);
-        for (final TaskRecord t : drained)
+        final ArrayList<TaskRecord> notStarted = new ArrayList<>();
+        admission.drainPending(notStarted);
+        live.copyTo(notStarted);
+        for (final TaskRecord t : notStarted)
         {
-            cancel(t);
+            final TaskStatus s = t.status();
+            if (s == TaskStatus.BLOCKED || s == TaskStatus.PENDING || s == TaskStatus.FETCHING)
+            {
+                cancel(t);
+            }
         }
         ready.drain(t ->
         {

@@ -48,6 +48,15 @@ final class LiveTasks
         size--;
     }
 
+    /** Adds every listed task to {@code sink}, so the caller may change the list afterwards. */
+    synchronized void copyTo(final java.util.List<TaskRecord> sink)
+    {
+        for (TaskRecord t = head; t != null; t = t.liveNext)
+        {
+            sink.add(t);
+        }
+    }
+
     synchronized int size()
     {
         return size;

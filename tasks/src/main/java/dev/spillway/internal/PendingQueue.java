@@ -6,6 +6,7 @@ import dev.spillway.memory.Residency;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.PriorityQueue;
+import java.util.Queue;
 
 /** Tasks whose dependencies are met, waiting for DRAM, in the order of the IO policy. IO thread only. */
 abstract class PendingQueue
@@ -27,54 +28,22 @@ abstract class PendingQueue
     {
         return switch (order)
         {
-            case FIFO -> new Fifo();
-            case PRIORITY -> new ByPriority();
+            case FIFO -> new Ordered(new ArrayDeque<>());
+            case PRIORITY -> new Ordered(new PriorityQueue<>((a, b) -> a.priority != b.priority ?
+                Integer.compare(b.priority, a.priority) : Long.compare(a.seq, b.seq)));
             case FEWEST_IN_NVM -> new FewestInNvm();
         };
     }
 
-    /** {@code f}: in order of arrival. */
-    static final class Fifo extends PendingQueue
+    /** {@code f} over an {@link ArrayDeque}: arrival order; {@code p} over a {@link PriorityQueue}: priority, then seq. */
+    static final class Ordered extends PendingQueue
     {
-        private final ArrayDeque<TaskRecord> queue = new ArrayDeque<>();
+        private final Queue<TaskRecord> queue;
 
-        @Override
-        void add(final TaskRecord t)
+        Ordered(final Queue<TaskRecord> queue)
         {
-            queue.addLast(t);
+            this.queue = queue;
         }
-
-        @Override
-        TaskRecord peek()
-        {
-            return queue.peekFirst();
-        }
-
-        @Override
-        void pop()
-        {
-            queue.pollFirst();
-        }
-
-        @Override
-        int size()
-        {
-            return queue.size();
-        }
-
-        @Override
-        void drainTo(final ArrayList<TaskRecord> sink)
-        {
-            sink.addAll(queue);
-            queue.clear();
-        }
-    }
-
-    /** {@code p}: highest user priority, then submission order. */
-    static final class ByPriority extends PendingQueue
-    {
-        private final PriorityQueue<TaskRecord> queue = new PriorityQueue<>(
-            (a, b) -> a.priority != b.priority ? Integer.compare(b.priority, a.priority) : Long.compare(a.seq, b.seq));
 
         @Override
         void add(final TaskRecord t)
