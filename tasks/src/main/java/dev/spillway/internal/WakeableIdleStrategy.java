@@ -30,8 +30,8 @@ abstract class IdleStatePadding extends IdleState
  */
 final class WakeableIdleStrategy extends IdleStatePadding implements IdleStrategy
 {
-    private static final int SPINS = 100;
-    private static final int YIELDS = 10;
+    private static final int SPINS = 10;
+    private static final int YIELDS = 100;
 
     private final BooleanSupplier hasWork;
     private final long maxParkNanos;
