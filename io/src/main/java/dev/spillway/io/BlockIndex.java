@@ -93,7 +93,8 @@ final class BlockIndex implements Closeable
         catch (final IllegalStateException e)
         {
             throw new StoreFullException("store full: the block index, sized for " + maxBlocks +
-                " blocks, cannot take block '" + tag + "': " + e.getMessage().lines().findFirst().orElse(""), e);
+                " blocks, cannot take block '" + tag + "' (raise maxBlocks: SpillwayConfig.storeSizing or " +
+                "-Dspillway.storeMaxBlocks): " + e.getMessage().lines().findFirst().orElse(""), e);
         }
     }
 
