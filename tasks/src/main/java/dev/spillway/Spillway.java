@@ -37,8 +37,8 @@ public final class Spillway implements AutoCloseable
     }
 
     /**
-     * Declares a data object. Its first task must write it ({@link Privilege#WRITE} or {@link Privilege#READ_WRITE}
-     * is refused by {@link DataNotWrittenException} until some task wrote it).
+     * Declares a data object. Its first task must write it: {@link Privilege#READ} and {@link Privilege#READ_WRITE}
+     * are refused with {@link DataNotWrittenException} until a task with {@link Privilege#WRITE} was submitted.
      *
      * @param tag  a stable name, unique within this runtime.
      * @param size bytes.

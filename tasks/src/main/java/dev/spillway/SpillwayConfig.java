@@ -22,7 +22,7 @@ public final class SpillwayConfig
     private Path storeDir = Path.of(System.getProperty("spillway.dir",
         System.getProperty("java.io.tmpdir") + "/spillway"));
     private long diskCap = Long.getLong("spillway.diskCap", Long.MAX_VALUE);
-    private int storeMaxBlocks = Integer.getInteger("spillway.storeMaxBlocks", 4096);
+    private int storeMaxBlocks = Integer.getInteger("spillway.storeMaxBlocks", 0);
     private int storeAverageBlock = Integer.getInteger("spillway.storeAverageBlock", 1 << 20);
     private IoOrder ioOrder = IoOrder.FEWEST_IN_NVM;
     private boolean sharedReadyQueue = true;
@@ -35,6 +35,7 @@ public final class SpillwayConfig
     private CloseMode closeMode = CloseMode.DRAIN;
     private int ringSize = Integer.getInteger("spillway.ringSize", 1 << 14);
     private long idleMaxParkNanos = Long.getLong("spillway.idleMaxParkNanos", 1_000_000L);
+    private boolean built;
 
     SpillwayConfig()
     {
@@ -44,6 +45,7 @@ public final class SpillwayConfig
     /** Worker threads that run task bodies. Default: available processors; property {@code spillway.workers}. */
     public SpillwayConfig workers(final int workers)
     {
+        checkNotBuilt();
         this.workers = workers;
         return this;
     }
@@ -54,6 +56,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig dramBudget(final long bytes)
     {
+        checkNotBuilt();
         this.dramBudget = bytes;
         return this;
     }
@@ -61,6 +64,7 @@ public final class SpillwayConfig
     /** The NVMe tier's implementation. Default {@code direct}; property {@code spillway.store}. */
     public SpillwayConfig store(final StoreKind kind)
     {
+        checkNotBuilt();
         this.storeKind = kind;
         return this;
     }
@@ -71,6 +75,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig storeDir(final Path dir)
     {
+        checkNotBuilt();
         this.storeDir = dir;
         return this;
     }
@@ -78,16 +83,20 @@ public final class SpillwayConfig
     /** Cap on disk bytes the store may occupy. Default unlimited (the disk's size); property {@code spillway.diskCap}. */
     public SpillwayConfig diskCap(final long bytes)
     {
+        checkNotBuilt();
         this.diskCap = bytes;
         return this;
     }
 
     /**
-     * Sizing hints for the Chronicle Map store: most blocks it will hold, and their average size. Defaults 4096 and
-     * 1 MiB; properties {@code spillway.storeMaxBlocks}, {@code spillway.storeAverageBlock}.
+     * Store sizing: the most blocks (spilled objects) the store holds at once, and their average size. The direct
+     * store's index takes about 85 B per block; the Chronicle store preallocates {@code maxBlocks * averageBlock}
+     * bytes of map file. Defaults: 262144 blocks for {@code direct}, 4096 for {@code chronicle}, and 1 MiB; properties
+     * {@code spillway.storeMaxBlocks}, {@code spillway.storeAverageBlock}.
      */
     public SpillwayConfig storeSizing(final int maxBlocks, final int averageBlockBytes)
     {
+        checkNotBuilt();
         this.storeMaxBlocks = maxBlocks;
         this.storeAverageBlock = averageBlockBytes;
         return this;
@@ -102,6 +111,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig policy(final String letters)
     {
+        checkNotBuilt();
         IoOrder order = IoOrder.FIFO;
         boolean s = false;
         boolean d = false;
@@ -127,6 +137,7 @@ public final class SpillwayConfig
     /** The IO admission order ({@code f}, {@code a} or {@code p}). */
     public SpillwayConfig ioOrder(final IoOrder order)
     {
+        checkNotBuilt();
         this.ioOrder = order;
         return this;
     }
@@ -137,6 +148,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig sharedReadyQueue(final boolean shared)
     {
+        checkNotBuilt();
         this.sharedReadyQueue = shared;
         return this;
     }
@@ -144,6 +156,7 @@ public final class SpillwayConfig
     /** Policy {@code d}: evict unmodified objects before modified ones. Default on. */
     public SpillwayConfig cleanFirstEviction(final boolean cleanFirst)
     {
+        checkNotBuilt();
         this.cleanFirst = cleanFirst;
         return this;
     }
@@ -155,6 +168,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig prefetchDepth(final int depth)
     {
+        checkNotBuilt();
         this.prefetchDepth = depth;
         return this;
     }
@@ -166,6 +180,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig cleanReserve(final double fraction)
     {
+        checkNotBuilt();
         this.cleanReserve = fraction;
         return this;
     }
@@ -173,6 +188,7 @@ public final class SpillwayConfig
     /** Pin each worker to a CPU with OpenHFT Affinity. Default off; property {@code spillway.pinWorkers}. */
     public SpillwayConfig pinWorkers(final boolean pin)
     {
+        checkNotBuilt();
         this.pinWorkers = pin;
         return this;
     }
@@ -183,6 +199,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig traceFile(final Path file)
     {
+        checkNotBuilt();
         this.traceFile = file;
         return this;
     }
@@ -190,6 +207,7 @@ public final class SpillwayConfig
     /** What {@link Spillway#close()} does with unfinished tasks. Default {@link CloseMode#DRAIN}. */
     public SpillwayConfig closeMode(final CloseMode mode)
     {
+        checkNotBuilt();
         this.closeMode = mode;
         return this;
     }
@@ -197,6 +215,7 @@ public final class SpillwayConfig
     /** Slots in the request ring into the IO thread (a power of two). Default 16384; property {@code spillway.ringSize}. */
     public SpillwayConfig ringSize(final int slots)
     {
+        checkNotBuilt();
         this.ringSize = slots;
         return this;
     }
@@ -208,6 +227,7 @@ public final class SpillwayConfig
      */
     public SpillwayConfig idleMaxParkNanos(final long nanos)
     {
+        checkNotBuilt();
         this.idleMaxParkNanos = nanos;
         return this;
     }
@@ -215,8 +235,21 @@ public final class SpillwayConfig
     /** Validates the settings and opens a runtime. */
     public Spillway build()
     {
+        if (built)
+        {
+            throw new IllegalStateException("this configuration already built a runtime; use a new builder");
+        }
         conclude();
+        built = true;
         return new Spillway(this);
+    }
+
+    private void checkNotBuilt()
+    {
+        if (built)
+        {
+            throw new IllegalStateException("settings cannot change once a runtime is built from them");
+        }
     }
 
     void conclude()
@@ -269,13 +302,13 @@ public final class SpillwayConfig
         return diskCap;
     }
 
-    /** @return the Chronicle store's block-count hint. */
+    /** @return the most blocks the store holds at once (the store kind's default unless set). */
     public int storeMaxBlocks()
     {
-        return storeMaxBlocks;
+        return storeMaxBlocks > 0 ? storeMaxBlocks : storeKind == StoreKind.DIRECT ? 1 << 18 : 4096;
     }
 
-    /** @return the Chronicle store's average-block hint in bytes. */
+    /** @return the store's average-block hint in bytes. */
     public int storeAverageBlock()
     {
         return storeAverageBlock;

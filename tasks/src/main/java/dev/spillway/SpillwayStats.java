@@ -10,6 +10,7 @@ import java.util.Arrays;
  * @param nvmBytesWritten           bytes written from DRAM to the NVMe tier (evictions and write-behind).
  * @param nvmReads                  blocks read.
  * @param nvmWrites                 blocks written.
+ * @param nvmWriteFailures          write-backs that failed (disk full, cap reached); the object stayed in DRAM.
  * @param hits                      object uses by admitted tasks that found the object in DRAM (or on its way).
  * @param misses                    object uses that needed a read from NVMe.
  * @param cleanEvictions            evictions that needed no write.
@@ -30,7 +31,7 @@ import java.util.Arrays;
  * @param ioP99Nanos                99th percentile transfer time.
  */
 public record SpillwayStats(String store, long nvmBytesRead, long nvmBytesWritten, long nvmReads, long nvmWrites,
-    long hits, long misses, long cleanEvictions, long dirtyEvictions, long writeBehinds, long prefetches,
+    long nvmWriteFailures, long hits, long misses, long cleanEvictions, long dirtyEvictions, long writeBehinds, long prefetches,
     int ioQueueLength, long tasksCompleted, long tasksFailed, long dramBudget, long dramPeak, long[] workerBusyNanos,
     long[] workerIdleNanos, long[] workerWaitingForDataNanos, long taskRunP50Nanos, long taskRunP99Nanos,
     long ioP50Nanos, long ioP99Nanos)
@@ -38,10 +39,11 @@ public record SpillwayStats(String store, long nvmBytesRead, long nvmBytesWritte
     @Override
     public String toString()
     {
-        return String.format("tasks %d done, %d failed | %s: read %.1f MB (%d blocks), wrote %.1f MB (%d blocks) | " +
+        return String.format("tasks %d done, %d failed | %s: read %.1f MB (%d blocks), wrote %.1f MB (%d blocks, %d failed) | " +
                 "hits %d, misses %d, evictions %d clean + %d dirty, write-behind %d, prefetch %d | " +
                 "DRAM peak %.1f of %.1f MB | busy %s ms, waiting for data %s ms",
             tasksCompleted, tasksFailed, store, nvmBytesRead / 1e6, nvmReads, nvmBytesWritten / 1e6, nvmWrites,
+            nvmWriteFailures,
             hits, misses, cleanEvictions, dirtyEvictions, writeBehinds, prefetches, dramPeak / 1e6, dramBudget / 1e6,
             Arrays.toString(Arrays.stream(workerBusyNanos).map(n -> n / 1_000_000).toArray()),
             Arrays.toString(Arrays.stream(workerWaitingForDataNanos).map(n -> n / 1_000_000).toArray()));

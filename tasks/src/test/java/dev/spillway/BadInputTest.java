@@ -108,6 +108,18 @@ class BadInputTest
     }
 
     @Test
+    void settingsAreFrozenOnceBuilt()
+    {
+        final SpillwayConfig config = Runtimes.small(dir, 4L * SIZE, "a");
+        try (Spillway sw = config.build())
+        {
+            assertThrows(IllegalStateException.class, () -> config.workers(7));
+            assertThrows(IllegalStateException.class, config::build);
+            assertTrue(sw.config().workers() == 2);
+        }
+    }
+
+    @Test
     void unknownPolicyLetterIsNamed()
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

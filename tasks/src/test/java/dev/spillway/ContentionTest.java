@@ -21,6 +21,44 @@ class ContentionTest
     Path dir;
 
     @Test
+    void submittersOnManyThreadsSeeTheirOwnProgramOrder() throws Exception
+    {
+        try (Spillway sw = Runtimes.small(dir, 4L * SIZE, "a,s,d").workers(2).build())
+        {
+            final Data shared = sw.data("shared", SIZE);
+            sw.task("init shared").write(shared).submit(ctx -> ctx.buffer(shared).putLong(0, 5)).join();
+            final int threads = 4;
+            final int steps = 500;
+            final Data[] counters = new Data[threads];
+            final Thread[] submitters = new Thread[threads];
+            for (int k = 0; k < threads; k++)
+            {
+                final Data c = counters[k] = sw.data("counter " + k, SIZE);
+                submitters[k] = new Thread(() ->
+                {
+                    sw.task("zero " + c.tag()).write(c).submit(ctx -> ctx.buffer(c).putLong(0, 0));
+                    for (int i = 0; i < steps; i++)
+                    {
+                        sw.task("add " + c.tag()).read(shared).readWrite(c).submit(ctx ->
+                            ctx.buffer(c).putLong(0, ctx.buffer(c).getLong(0) + ctx.buffer(shared).getLong(0)));
+                    }
+                });
+                submitters[k].start();
+            }
+            for (final Thread t : submitters)
+            {
+                t.join();
+            }
+            sw.awaitAll(Duration.ofSeconds(50));
+            for (final Data c : counters)
+            {
+                assertEquals(5L * steps, java.nio.ByteBuffer.wrap(Runtimes.copyOut(sw, c))
+                    .order(java.nio.ByteOrder.nativeOrder()).getLong(0), c.tag());
+            }
+        }
+    }
+
+    @Test
     void competingWorkingSetsAllFinish()
     {
         for (final String policy : new String[] {"f", "a,s,d", "p,s"})

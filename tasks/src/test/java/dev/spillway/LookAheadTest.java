@@ -64,7 +64,7 @@ class LookAheadTest
                 sw.task("init " + i).write(di).submit(ctx -> Runtimes.fill(ctx.buffer(di), 4));
             }
             sw.awaitAll();
-            for (int i = 0; i < 1000 && sw.stats().nvmWrites() < 4; i++)
+            for (int i = 0; i < 10_000 && sw.stats().nvmWrites() < 4; i++)
             {
                 Thread.sleep(1);
             }

@@ -42,10 +42,10 @@ class RetentionTest
                 }
                 sw.awaitAll();
                 long alive = early.size();
-                for (int gc = 0; gc < 10 && alive > 1; gc++)
+                for (int gc = 0; gc < 100 && alive > 1; gc++)
                 {
                     System.gc();
-                    Thread.sleep(20);
+                    Thread.sleep(100);
                     alive = early.stream().filter(r -> r.get() != null).count();
                 }
                 assertTrue(alive <= 1, alive + " of 1000 finished tasks still reachable (prefetch " + prefetch + ")");

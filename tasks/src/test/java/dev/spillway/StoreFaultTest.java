@@ -85,6 +85,45 @@ class StoreFaultTest
         }
     }
 
+    @Test
+    void writeFailuresNeverLivelockTheEngine() throws Exception
+    {
+        final long indexBytes;
+        try (Store probe = Stores.open(StoreKind.DIRECT, new StoreSettings(dir.resolve("probe"), Long.MAX_VALUE,
+            64 << 10, 256)))
+        {
+            indexBytes = probe.diskBytesUsed();
+        }
+        try (Spillway sw = Runtimes.small(dir.resolve("spill"), 4L * SIZE, "a,s,d").diskCap(indexBytes + 3L * SIZE)
+            .cleanReserve(0.5).prefetchDepth(0).build())
+        {
+            final List<TaskHandle> handles = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++)
+            {
+                final Data d = sw.data("d" + i, SIZE);
+                handles.add(sw.task("init " + i).write(d).submit(ctx -> Runtimes.fill(ctx.buffer(d), 6)));
+            }
+            sw.awaitAll(java.time.Duration.ofSeconds(30));
+            int failed = 0;
+            for (final TaskHandle h : handles)
+            {
+                try
+                {
+                    h.join();
+                }
+                catch (final TaskFailedException e)
+                {
+                    failed++;
+                    assertInstanceOf(StoreFullException.class, BadInputTest.rootCause(e), e.getMessage());
+                }
+            }
+            assertTrue(failed > 0 && failed < 40, failed + " tasks failed");
+            assertTrue(sw.stats().nvmWrites() <= 3, "only three blocks fit the cap: " + sw.stats());
+            assertTrue(sw.stats().nvmWriteFailures() <= 4,
+                "an object whose write failed is not chosen as victim again: " + sw.stats());
+        }
+    }
+
     private List<Path> slabFiles() throws Exception
     {
         try (Stream<Path> files = Files.walk(dir))

@@ -60,7 +60,7 @@ class WaitReasonTest
 
     private static void awaitReason(final TaskHandle h, final String expected) throws InterruptedException
     {
-        for (int i = 0; i < 500 && !h.waitReason().equals(expected); i++)
+        for (int i = 0; i < 2000 && !h.waitReason().equals(expected); i++)
         {
             Thread.sleep(5);
         }

@@ -1,5 +1,6 @@
 package dev.spillway.memory;
 
+import org.agrona.UnsafeAccess;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.util.ArrayDeque;
@@ -26,13 +27,19 @@ public final class BufferPool implements AutoCloseable
             throw new IllegalArgumentException("alignment must be a power of two, got " + alignment);
         }
         this.budget = budget;
-        this.alignment = alignment;
+        this.alignment = Math.max(alignment, UnsafeAccess.UNSAFE.pageSize());
     }
 
-    /** @return {@code bytes} rounded up to the pool's alignment: what a buffer for that many bytes costs. */
-    public int roundUp(final int bytes)
+    /** @return the buffer capacity for {@code bytes}: rounded up to the alignment (at least a page). */
+    public int capacityFor(final int bytes)
     {
         return (bytes + alignment - 1) & -alignment;
+    }
+
+    /** @return the DRAM a buffer for {@code bytes} costs the budget: everything the OS is asked for. */
+    public long cost(final int bytes)
+    {
+        return TileBuffer.cost(capacityFor(bytes), alignment);
     }
 
     /** @return the budget this pool allocates from. */
@@ -43,26 +50,35 @@ public final class BufferPool implements AutoCloseable
 
     /**
      * @param bytes the payload size.
-     * @return a buffer of capacity {@code roundUp(bytes)}, or {@code null} if the budget has no room even after
-     *         freeing idle buffers of other sizes.
+     * @return a buffer of capacity {@code capacityFor(bytes)}, or {@code null} if the budget has no room even
+     *         after freeing idle buffers of other sizes.
      */
     public TileBuffer acquire(final int bytes)
     {
-        final int size = roundUp(bytes);
+        final int size = capacityFor(bytes);
         final ArrayDeque<TileBuffer> free = idle.get(size);
         if (free != null && !free.isEmpty())
         {
             idleBytes -= size;
             return free.pop();
         }
-        while (!budget.tryAllocate(size))
+        final long cost = cost(bytes);
+        while (!budget.tryAllocate(cost))
         {
             if (!freeOneIdle())
             {
                 return null;
             }
         }
-        return new TileBuffer(size, alignment);
+        try
+        {
+            return new TileBuffer(size, alignment);
+        }
+        catch (final OutOfMemoryError e)
+        {
+            budget.freed(cost);
+            throw e;
+        }
     }
 
     /** Returns a buffer for reuse. */
@@ -86,7 +102,7 @@ public final class BufferPool implements AutoCloseable
             if (victim != null)
             {
                 idleBytes -= victim.capacity();
-                budget.freed(victim.capacity());
+                budget.freed(TileBuffer.cost(victim.capacity(), alignment));
                 victim.free();
                 return true;
             }

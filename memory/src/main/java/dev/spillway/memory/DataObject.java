@@ -25,6 +25,7 @@ public final class DataObject
     private boolean keepAfterWrite;
     private boolean fetchReads;
     private boolean discardable;
+    private boolean unspillable;
     private long version;
     private long lastUseTick;
     private int listIndex = -1;
@@ -142,6 +143,18 @@ public final class DataObject
         this.discardable = discardable;
     }
 
+    /** @return true if its last write-back failed: not a victim again until its contents change. */
+    public boolean unspillable()
+    {
+        return unspillable;
+    }
+
+    /** Marks a failed write-back, or clears the mark. */
+    public void unspillable(final boolean unspillable)
+    {
+        this.unspillable = unspillable;
+    }
+
     /** @return the data version, bumped by every completed WRITE or READ_WRITE task. */
     public long version()
     {
@@ -173,9 +186,9 @@ public final class DataObject
     }
 
     /** Sets whether the in-flight write-back keeps the buffer. */
-    public void keepAfterWrite(final boolean cancelled)
+    public void keepAfterWrite(final boolean keep)
     {
-        keepAfterWrite = cancelled;
+        keepAfterWrite = keep;
     }
 
     /** Records a use at the engine's logical clock {@code tick}, for least-recently-used tie breaks. */

@@ -3,7 +3,8 @@ package dev.spillway.memory;
 /**
  * The objects whose contents are in DRAM, on a clean list and a dirty list, and the choice of eviction victims.
  *
- * <p>A victim is an {@link Residency#IN_MEM} object with no references that the requesting task does not use.
+ * <p>A victim is an {@link Residency#IN_MEM} object with no references that the requesting task does not use and
+ * whose last write-back did not fail.
  * Among those, with clean-first eviction (policy {@code d}) clean objects go before dirty ones; then the object
  * whose next use by an already-submitted task is farthest away goes first (Belady on the known future); ties go
  * to the least recently used. Selection scans the lists and allocates nothing.
@@ -102,9 +103,9 @@ public final class ResidentObjects
         for (int i = 0, n = list.size(); i < n; i++)
         {
             final DataObject o = list.get(i);
-            if (o.refCount() == 0 && o.residency() == Residency.IN_MEM && !excluded.test(o))
+            if (o.refCount() == 0 && o.residency() == Residency.IN_MEM && !o.unspillable() && !excluded.test(o))
             {
-                bytes += pool.roundUp(o.size());
+                bytes += pool.cost(o.size());
             }
         }
         return bytes;
@@ -121,7 +122,7 @@ public final class ResidentObjects
         for (int i = 0, n = list.size(); i < n; i++)
         {
             final DataObject o = list.get(i);
-            if (o.refCount() != 0 || o.residency() != Residency.IN_MEM || excluded.test(o))
+            if (o.refCount() != 0 || o.residency() != Residency.IN_MEM || o.unspillable() || excluded.test(o))
             {
                 continue;
             }

@@ -1,12 +1,14 @@
 package dev.spillway.internal;
 
 import dev.spillway.SpillwayConfig;
+import dev.spillway.TaskFailedException;
 import dev.spillway.memory.BufferPool;
 import dev.spillway.memory.DataObject;
 import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
 import dev.spillway.memory.ResidentObjects;
 
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
@@ -30,6 +32,8 @@ final class Admission
     private final int prefetchDepth;
     private final long cleanReserveBytes;
     private boolean changed = true;
+    private boolean admissionChanged;
+    private int compactAt = 1024;
 
     Admission(final IoAgent agent, final Transfers transfers, final BufferPool pool, final ResidentObjects resident,
         final Counters counters, final SpillwayConfig config)
@@ -51,6 +55,11 @@ final class Admission
         if (prefetchDepth > 0)
         {
             lookahead.addLast(t);
+            if (lookahead.size() >= compactAt)
+            {
+                lookahead.removeIf(u -> u.admitted || u.isDone());
+                compactAt = Math.max(1024, 2 * lookahead.size());
+            }
         }
         changed = true;
     }
@@ -59,6 +68,7 @@ final class Admission
     void changed()
     {
         changed = true;
+        admissionChanged = true;
     }
 
     /** A task's dependencies are met: queue it for admission. */
@@ -66,6 +76,7 @@ final class Admission
     {
         t.status(TaskStatus.PENDING);
         pending.add(t);
+        admissionChanged = true;
     }
 
     int pendingCount()
@@ -78,9 +89,17 @@ final class Admission
         pending.drainTo(sink);
     }
 
-    /** Admits tasks in policy order while DRAM allows; returns how many. */
+    /**
+     * Admits tasks in policy order while DRAM allows; returns how many. Runs only after something changed (a task
+     * queued, a completion, a transfer), so a blocked queue is not rescanned on every idle cycle.
+     */
     int admit()
     {
+        if (!admissionChanged)
+        {
+            return 0;
+        }
+        admissionChanged = false;
         int n = 0;
         TaskRecord t;
         while ((t = pending.peek()) != null)
@@ -89,6 +108,13 @@ final class Admission
             t.needBytes = need;
             if (need > budget.available() && !makeRoom(t, need))
             {
+                if (agent.idle() && transfers.isEmpty())
+                {
+                    pending.pop();
+                    agent.fail(t, cannotMakeRoom(t, need));
+                    n++;
+                    continue;
+                }
                 break;
             }
             pending.pop();
@@ -102,6 +128,15 @@ final class Admission
         return n;
     }
 
+    /** Nothing runs or moves, so nothing will free DRAM: only objects that could not be written hold it. */
+    private TaskFailedException cannotMakeRoom(final TaskRecord t, final long need)
+    {
+        final IOException spill = transfers.lastSpillFailure();
+        return new TaskFailedException("task '" + t.name + "' needs " + need + " B of DRAM, but only " +
+            budget.available() + " B are free and the rest is held by objects whose write-back failed" +
+            (spill == null ? "" : ": " + spill.getMessage()), spill);
+    }
+
     private long needBytes(final TaskRecord t)
     {
         long need = 0;
@@ -112,7 +147,7 @@ final class Admission
             if (res == Residency.IN_NVM || res == Residency.UNMATERIALIZED ||
                 (res == Residency.TO_NVM && !o.keepAfterWrite()))
             {
-                need += pool.roundUp(o.size());
+                need += pool.cost(o.size());
             }
         }
         return need;
@@ -146,18 +181,19 @@ final class Admission
             counters.dirtyEvictions++;
             v.residency(Residency.TO_NVM);
             v.keepAfterWrite(false);
-            budget.startRelease(pool.roundUp(v.size()));
+            budget.startRelease(pool.cost(v.size()));
             transfers.enqueue(v);
             return;
         }
         counters.cleanEvictions++;
         transfers.drop(v);
-        if (v.discardable())
+        if (v.discardable() && v.stored())
         {
+            transfers.discard(v);
             v.stored(false);
         }
         v.residency(v.stored() ? Residency.IN_NVM : Residency.UNMATERIALIZED);
-        budget.uncommit(pool.roundUp(v.size()));
+        budget.uncommit(pool.cost(v.size()));
     }
 
     private void admit(final TaskRecord t)
@@ -183,7 +219,7 @@ final class Admission
                     if (!o.keepAfterWrite())
                     {
                         o.keepAfterWrite(true);
-                        budget.endRelease(pool.roundUp(o.size()), false);
+                        budget.endRelease(pool.cost(o.size()), false);
                     }
                     await(t, o);
                 }
@@ -210,7 +246,7 @@ final class Admission
 
     private void fetch(final DataObject o, final boolean reads)
     {
-        budget.commit(pool.roundUp(o.size()));
+        budget.commit(pool.cost(o.size()));
         o.residency(Residency.TO_MEM);
         o.fetchReads(reads);
         transfers.enqueue(o);
@@ -261,7 +297,7 @@ final class Admission
             {
                 final DataObject o = t.refs[i].object;
                 if (t.privileges[i].readsContents() && o.residency() == Residency.IN_NVM &&
-                    pool.roundUp(o.size()) <= budget.available() - cleanReserveBytes)
+                    pool.cost(o.size()) <= budget.available() - cleanReserveBytes)
                 {
                     counters.prefetches++;
                     counters.misses++;

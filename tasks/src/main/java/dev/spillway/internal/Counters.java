@@ -10,6 +10,7 @@ final class Counters
     volatile long bytesWritten;
     volatile long reads;
     volatile long writes;
+    volatile long writeFailures;
     volatile long hits;
     volatile long misses;
     volatile long cleanEvictions;

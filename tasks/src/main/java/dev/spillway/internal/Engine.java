@@ -61,6 +61,7 @@ public final class Engine
     private final Store store;
     private final DramBudget budget;
     private final BufferPool pool;
+    private final long stagingBytes;
     private final RingBuffer<EngineEvent> ring;
     private final ReadyQueues ready;
     private final Worker[] workers;
@@ -73,6 +74,7 @@ public final class Engine
     private final LiveTasks live = new LiveTasks();
     private final Object submitLock = new Object();
     private final Object quiesce = new Object();
+    private final Object closeLock = new Object();
     private final AtomicLong submitted = new AtomicLong();
 
     private long nextSeq;
@@ -97,7 +99,8 @@ public final class Engine
                 config.storeDir() + ": " + e.getMessage(), e);
         }
         budget = new DramBudget(config.dramBudget());
-        budget.chargeStaging(store.stagingBytes());
+        stagingBytes = store.stagingBytes();
+        budget.chargeStaging(stagingBytes);
         pool = new BufferPool(budget, Math.max(PAGE, store.alignment()));
         ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new YieldingWaitStrategy());
         final EventPoller<EngineEvent> poller = ring.newPoller();
@@ -111,7 +114,7 @@ public final class Engine
         rows[0] = "IO thread";
         for (int i = 0; i < n; i++)
         {
-            workers[i] = new Worker(this, i, ready.queueOf(i), config.pinWorkers());
+            workers[i] = new Worker(this, i, ready.queueOf(i), ready.idleOf(i), config.pinWorkers());
             rows[i + 1] = "worker " + i;
         }
         trace = config.traceFile() == null ? null : new Trace(rows);
@@ -187,14 +190,14 @@ public final class Engine
                 throw new IllegalArgumentException("task '" + name + "': data '" + r.tag() +
                     "' belongs to another runtime");
             }
-            workingSet += pool.roundUp(r.size());
+            workingSet += pool.cost(r.size());
         }
-        final long room = budget.capacity() - store.stagingBytes();
+        final long room = budget.capacity() - stagingBytes;
         if (workingSet > room)
         {
             throw new WorkingSetTooLargeException("task '" + name + "' needs " + workingSet + " B of DRAM for " +
                 refs.length + " objects " + java.util.Arrays.toString(refs) + ", but the DRAM budget leaves " + room +
-                " B (" + budget.capacity() + " B minus " + store.stagingBytes() + " B of IO staging)");
+                " B (" + budget.capacity() + " B minus " + stagingBytes + " B of IO staging)");
         }
         synchronized (submitLock)
         {
@@ -246,14 +249,14 @@ public final class Engine
     {
         if (error == null)
         {
-            Worker.add(w.completed, 1);
             t.finish(TaskStatus.DONE, null);
+            Worker.add(w.completed, 1);
         }
         else
         {
-            Worker.add(w.failed, 1);
             t.finish(TaskStatus.FAILED, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " +
                 error, error));
+            Worker.add(w.failed, 1);
         }
     }
 
@@ -356,6 +359,12 @@ public final class Engine
         }
     }
 
+    /** @return the internal error that stopped the runtime, or {@code null}. */
+    Throwable fatal()
+    {
+        return fatal;
+    }
+
     void checkFatal()
     {
         final Throwable f = fatal;
@@ -379,7 +388,7 @@ public final class Engine
         return switch (s)
         {
             case BLOCKED -> "blocked on predecessor(s) " + unfinished(t.predecessors);
-            case PENDING -> "waiting for DRAM: needs " + t.needBytes + " B, " + Math.max(0, budget.available()) +
+            case PENDING -> agent.paused() ? "admission paused: call resume()" : "waiting for DRAM: needs " + t.needBytes + " B, " + Math.max(0, budget.available()) +
                 " B free of " + budget.capacity() + " B (the rest held by running or admitted tasks); " +
                 agent.pendingCount() + " task(s) in the " + config.ioOrder().letter() + " admission queue";
             case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
@@ -451,7 +460,8 @@ public final class Engine
         }
         final Histogram run = c.taskRunHistogram(workers);
         final Histogram io = c.ioHistogram();
-        return new SpillwayStats(store.name(), c.bytesRead, c.bytesWritten, c.reads, c.writes, c.hits, c.misses,
+        return new SpillwayStats(store.name(), c.bytesRead, c.bytesWritten, c.reads, c.writes, c.writeFailures,
+            c.hits, c.misses,
             c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, agent.transfersQueued(), completed,
             failed, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
             run.getValueAtPercentile(50), run.getValueAtPercentile(99), io.getValueAtPercentile(50),
@@ -467,19 +477,28 @@ public final class Engine
     /** Drains or cancels, stops every thread, removes spill files and frees DRAM. Idempotent. */
     public CloseReport close(final CloseMode mode)
     {
-        synchronized (submitLock)
+        synchronized (closeLock)
         {
-            if (closed)
+            synchronized (submitLock)
             {
-                return closeReport;
+                if (closed)
+                {
+                    return closeReport;
+                }
+                closed = true;
             }
-            closed = true;
+            return shutDown(mode);
         }
+    }
+
+    private CloseReport shutDown(final CloseMode mode)
+    {
         final long cancelledBefore = counters.cancelled;
         if (mode == CloseMode.CANCEL)
         {
             publish(EngineEvent.Kind.CANCEL_ALL, null, null);
         }
+        resume();
         try
         {
             awaitAll(null);
@@ -488,11 +507,23 @@ public final class Engine
         {
             for (final AgentRunner r : workerRunners)
             {
-                r.close();
+                stop(r);
             }
-            ioRunner.close();
+            stop(ioRunner);
             releaseAll();
+            closeReport = report(mode, counters.cancelled - cancelledBefore);
         }
+        return closeReport;
+    }
+
+    /** Stops an idle agent thread at once: after 1 ms it is interrupted out of its park. */
+    private static void stop(final AgentRunner runner)
+    {
+        runner.close(1, thread -> { });
+    }
+
+    private CloseReport report(final CloseMode mode, final long cancelled)
+    {
         long completed = counters.completed;
         long failed = counters.failed;
         for (final Worker w : workers)
@@ -500,8 +531,7 @@ public final class Engine
             completed += w.completed.get();
             failed += w.failed.get();
         }
-        closeReport = new CloseReport(mode, completed, failed, counters.cancelled - cancelledBefore);
-        return closeReport;
+        return new CloseReport(mode, completed, failed, cancelled);
     }
 
     private void releaseAll()

@@ -6,6 +6,7 @@ import dev.spillway.TaskFailedException;
 import dev.spillway.memory.DataObject;
 
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -38,7 +39,9 @@ final class IoAgent implements Agent
     private boolean cancelling;
     private long tick;
     private int fetching;
+    private int inFlight;
     private volatile int awaitingData;
+    private volatile boolean pausedView;
 
     IoAgent(final Engine engine, final EventPoller<EngineEvent> poller, final ReadyQueues ready, final LiveTasks live,
         final Counters counters)
@@ -68,6 +71,12 @@ final class IoAgent implements Agent
         return awaitingData;
     }
 
+    /** @return true while admission is paused (any thread may ask). */
+    boolean paused()
+    {
+        return pausedView;
+    }
+
     /** @return tasks queued for admission; racy when read off the IO thread, for reports only. */
     int pendingCount()
     {
@@ -89,6 +98,10 @@ final class IoAgent implements Agent
     @Override
     public int doWork() throws Exception
     {
+        if (engine.fatal() != null)
+        {
+            throw new AgentTerminationException("stopped after an internal error: " + engine.fatal());
+        }
         int work = poller.poll(handler) == EventPoller.PollState.PROCESSING ? 1 : 0;
         work += drainDepsMet();
         if (!paused)
@@ -123,8 +136,12 @@ final class IoAgent implements Agent
                 onDone(t, e.error);
                 admission.changed();
             }
-            case PAUSE -> paused = true;
-            case RESUME -> paused = false;
+            case PAUSE -> pausedView = paused = true;
+            case RESUME ->
+            {
+                pausedView = paused = false;
+                admission.changed();
+            }
             case CANCEL_ALL -> cancelAll();
         }
         e.clear();
@@ -241,6 +258,7 @@ final class IoAgent implements Agent
     /** Admission took DRAM and references for {@code t}; it may already have everything. */
     void admitted(final TaskRecord t)
     {
+        inFlight++;
         fetching++;
         if (t.outstanding == 0)
         {
@@ -283,6 +301,7 @@ final class IoAgent implements Agent
             if (error == null && p != Privilege.SCRATCH)
             {
                 o.discardable(false);
+                o.unspillable(false);
                 o.dirty(true);
                 o.bumpVersion();
                 r.poisonedBy = null;
@@ -349,8 +368,18 @@ final class IoAgent implements Agent
         }
     }
 
+    /** @return true if no admitted task is unfinished, so no reference will be released. */
+    boolean idle()
+    {
+        return inFlight == 0;
+    }
+
     private void finish(final TaskRecord t, final TaskStatus outcome, final Throwable cause)
     {
+        if (t.admitted)
+        {
+            inFlight--;
+        }
         t.finish(outcome, cause);
         if (!t.completesOnWorker)
         {

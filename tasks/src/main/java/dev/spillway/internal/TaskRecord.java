@@ -181,6 +181,7 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         {
             while (!isDone())
             {
+                engine.checkFatal();
                 final long left = deadline == Long.MAX_VALUE ? 1000 : deadline - System.nanoTime();
                 if (left <= 0)
                 {

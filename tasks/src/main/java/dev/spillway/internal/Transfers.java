@@ -137,7 +137,7 @@ final class Transfers
 
     private void abortFetch(final DataObject o, final String message, final Throwable cause)
     {
-        budget.uncommit(pool.roundUp(o.size()));
+        budget.uncommit(pool.cost(o.size()));
         o.residency(o.stored() ? Residency.IN_NVM : Residency.UNMATERIALIZED);
         final ArrayList<Object> waiting = new ArrayList<>(o.waiters());
         o.waiters().clear();
@@ -168,12 +168,16 @@ final class Transfers
         catch (final IOException e)
         {
             lastSpillFailure = e;
-            System.err.println("spillway: cannot write '" + o.tag() + "' to the " + store.name() + " store (" +
-                e.getMessage() + "); it stays in DRAM");
+            if (counters.writeFailures++ % 1000 == 0)
+            {
+                System.err.println("spillway: cannot write '" + o.tag() + "' to the " + store.name() + " store (" +
+                    e.getMessage() + "); it stays in DRAM (" + counters.writeFailures + " write failure(s) so far)");
+            }
+            o.unspillable(true);
             o.residency(Residency.IN_MEM);
             if (!keep)
             {
-                budget.endRelease(pool.roundUp(o.size()), false);
+                budget.endRelease(pool.cost(o.size()), false);
             }
             o.keepAfterWrite(false);
             wakeWaiters(o);
@@ -192,6 +196,7 @@ final class Transfers
         }
         counters.writes++;
         counters.bytesWritten += o.size();
+        lastSpillFailure = null;
         o.stored(true);
         o.dirty(false);
         if (keep)
@@ -203,7 +208,26 @@ final class Transfers
         }
         drop(o);
         o.residency(Residency.IN_NVM);
-        budget.endRelease(pool.roundUp(o.size()), true);
+        budget.endRelease(pool.cost(o.size()), true);
+    }
+
+    /** @return the latest failed write-back since the last successful one, or {@code null}. */
+    IOException lastSpillFailure()
+    {
+        return lastSpillFailure;
+    }
+
+    /** Removes a block whose contents are garbage, so it holds no disk space. */
+    void discard(final DataObject o)
+    {
+        try
+        {
+            store.delete(o.tag());
+        }
+        catch (final IOException e)
+        {
+            System.err.println("spillway: cannot remove the stale block of '" + o.tag() + "': " + e.getMessage());
+        }
     }
 
     /** Gives the object's buffer back to the pool. */

@@ -88,6 +88,7 @@ final class WakeableIdleStrategy extends IdleStatePadding implements IdleStrateg
         state = SPINNING;
     }
 
+    /** Called by the owner when it takes work, so producers stop counting on it. */
     @Override
     public void reset()
     {

@@ -13,6 +13,7 @@ final class Worker implements Agent
     private final Engine engine;
     private final int index;
     private final MessagePassingQueue<TaskRecord> queue;
+    private final WakeableIdleStrategy idle;
     private final TaskContextImpl ctx = new TaskContextImpl();
     private final boolean pin;
     private AffinityLock lock;
@@ -28,11 +29,13 @@ final class Worker implements Agent
     private boolean waitingForData;
     private boolean sinceIdle;
 
-    Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue, final boolean pin)
+    Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue,
+        final WakeableIdleStrategy idle, final boolean pin)
     {
         this.engine = engine;
         this.index = index;
         this.queue = queue;
+        this.idle = idle;
         this.pin = pin;
     }
 
@@ -64,6 +67,7 @@ final class Worker implements Agent
             }
             return 0;
         }
+        idle.reset();
         final long start = System.nanoTime();
         t.running(index, start);
         if (!t.casStatus(TaskStatus.READY, TaskStatus.RUNNING))
