@@ -34,6 +34,25 @@ class BudgetAndPoolTest
     }
 
     @Test
+    void onLinuxTilesAreExactMmapPages()
+    {
+        if (com.sun.jna.Platform.isLinux())
+        {
+            assertTrue(PageMemory.AVAILABLE, "anonymous mmap through JNA must work on Linux");
+        }
+        final DramBudget budget = new DramBudget(1 << 20);
+        final BufferPool pool = new BufferPool(budget, 4096);
+        final TileBuffer t = pool.acquire(10_000);
+        assertEquals(12288, t.capacity());
+        assertEquals(PageMemory.AVAILABLE ? 12288 : 12288 + 4096, budget.physical(), "the budget charges what is mapped");
+        t.buffer().putLong(12280, 42);
+        assertEquals(42, t.buffer().getLong(12280));
+        pool.release(t);
+        pool.close();
+        assertEquals(0, budget.physical());
+    }
+
+    @Test
     void availableCountsInFlightReleases()
     {
         final DramBudget budget = new DramBudget(100);
