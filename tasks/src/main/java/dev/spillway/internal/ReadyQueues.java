@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 final class ReadyQueues
 {
     private static final int CHUNK = 4096;
+    private static final int POOLED_CHUNKS = 4;
 
     private final MessagePassingQueue<TaskRecord>[] queues;
     private final WakeableIdleStrategy[] idle;
@@ -24,7 +25,7 @@ final class ReadyQueues
         queues = new MessagePassingQueue[shared ? 1 : workers];
         for (int i = 0; i < queues.length; i++)
         {
-            queues[i] = new MpmcUnboundedXaddArrayQueue<>(CHUNK);
+            queues[i] = new MpmcUnboundedXaddArrayQueue<>(CHUNK, POOLED_CHUNKS);
         }
         idle = new WakeableIdleStrategy[workers];
         for (int i = 0; i < workers; i++)
