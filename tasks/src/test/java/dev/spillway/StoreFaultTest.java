@@ -55,12 +55,7 @@ class StoreFaultTest
     @Test
     void aFullDiskFailsTheTaskThatNeededRoomAndLosesNothing() throws Exception
     {
-        final long indexBytes;
-        try (Store probe = Stores.open(StoreKind.DIRECT, new StoreSettings(dir.resolve("probe"), Long.MAX_VALUE,
-            64 << 10, 256)))
-        {
-            indexBytes = probe.diskBytesUsed();
-        }
+        final long indexBytes = indexBytes();
         final long cap = indexBytes + 2L * SIZE;
         try (Spillway sw = Runtimes.small(dir.resolve("spill"), 2L * SIZE, "f").diskCap(cap).cleanReserve(0)
             .prefetchDepth(0).build())
@@ -88,12 +83,7 @@ class StoreFaultTest
     @Test
     void writeFailuresNeverLivelockTheEngine() throws Exception
     {
-        final long indexBytes;
-        try (Store probe = Stores.open(StoreKind.DIRECT, new StoreSettings(dir.resolve("probe"), Long.MAX_VALUE,
-            64 << 10, 256)))
-        {
-            indexBytes = probe.diskBytesUsed();
-        }
+        final long indexBytes = indexBytes();
         try (Spillway sw = Runtimes.small(dir.resolve("spill"), 4L * SIZE, "a,s,d").diskCap(indexBytes + 3L * SIZE)
             .cleanReserve(0.5).prefetchDepth(0).build())
         {
@@ -121,6 +111,16 @@ class StoreFaultTest
             assertTrue(sw.stats().nvmWrites() <= 3, "only three blocks fit the cap: " + sw.stats());
             assertTrue(sw.stats().nvmWriteFailures() <= 4,
                 "an object whose write failed is not chosen as victim again: " + sw.stats());
+        }
+    }
+
+    /** @return disk bytes an empty direct store of the test's sizing takes: its index. */
+    private long indexBytes() throws Exception
+    {
+        try (Store probe = Stores.open(StoreKind.DIRECT, new StoreSettings(dir.resolve("probe"), Long.MAX_VALUE,
+            64 << 10, 256)))
+        {
+            return probe.diskBytesUsed();
         }
     }
 
