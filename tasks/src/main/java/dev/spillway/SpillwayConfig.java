@@ -374,9 +374,4 @@ public final class SpillwayConfig
         return idleMaxParkNanos;
     }
 
-    /** @return the policy letters, e.g. {@code a,s,d}. */
-    public String policyLetters()
-    {
-        return ioOrder.letter() + (sharedReadyQueue ? ",s" : "") + (cleanFirst ? ",d" : "");
-    }
 }

@@ -61,12 +61,6 @@ public final class ResidentObjects
         return cleanBytes;
     }
 
-    /** @return how many resident objects are dirty. */
-    public int dirtyCount()
-    {
-        return dirty.size();
-    }
-
     /**
      * @param excluded a marker the caller set on the requesting task's own objects: objects for which
      *                 {@code excluded.test(o)} holds are never chosen.

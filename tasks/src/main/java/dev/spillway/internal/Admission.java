@@ -31,8 +31,8 @@ final class Admission
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final int prefetchDepth;
     private final long cleanReserveBytes;
-    private boolean changed = true;
-    private boolean admissionChanged;
+    private boolean lookAheadDue = true;
+    private boolean admissionDue;
     private int compactAt = 1024;
 
     Admission(final IoAgent agent, final Transfers transfers, final BufferPool pool, final ResidentObjects resident,
@@ -61,14 +61,14 @@ final class Admission
                 compactAt = Math.max(1024, 2 * lookahead.size());
             }
         }
-        changed = true;
+        lookAheadDue = true;
     }
 
-    /** Something that look-ahead depends on changed (a completion, a transfer): look again when idle. */
+    /** Something admission and look-ahead depend on changed (a completion, a transfer): look again. */
     void changed()
     {
-        changed = true;
-        admissionChanged = true;
+        lookAheadDue = true;
+        admissionDue = true;
     }
 
     /** A task's dependencies are met: queue it for admission. */
@@ -76,7 +76,7 @@ final class Admission
     {
         t.status(TaskStatus.PENDING);
         pending.add(t);
-        admissionChanged = true;
+        admissionDue = true;
     }
 
     int pendingCount()
@@ -95,11 +95,11 @@ final class Admission
      */
     int admit()
     {
-        if (!admissionChanged)
+        if (!admissionDue)
         {
             return 0;
         }
-        admissionChanged = false;
+        admissionDue = false;
         int n = 0;
         TaskRecord t;
         while ((t = pending.peek()) != null)
@@ -123,7 +123,7 @@ final class Admission
         }
         if (n > 0)
         {
-            changed = true;
+            lookAheadDue = true;
         }
         return n;
     }
@@ -259,7 +259,7 @@ final class Admission
      */
     int lookAhead()
     {
-        if (!changed || !transfers.isEmpty())
+        if (!lookAheadDue || !transfers.isEmpty())
         {
             return 0;
         }
@@ -272,7 +272,7 @@ final class Admission
         {
             return 1;
         }
-        changed = false;
+        lookAheadDue = false;
         return 0;
     }
 

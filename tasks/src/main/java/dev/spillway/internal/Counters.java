@@ -3,9 +3,17 @@ package dev.spillway.internal;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /** The IO thread's counters: one writer, any reader. */
 final class Counters
 {
+    /** Adds to a counter that only the calling thread writes: a release store, no fence or lock. */
+    static void add(final AtomicLong counter, final long delta)
+    {
+        counter.lazySet(counter.get() + delta);
+    }
+
     volatile long bytesRead;
     volatile long bytesWritten;
     volatile long reads;

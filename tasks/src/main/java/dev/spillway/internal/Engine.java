@@ -222,7 +222,7 @@ public final class Engine
             }
             final TaskRecord t = new TaskRecord(this, name, body, refs, privileges, priority, nextSeq++,
                 owner(refs, privileges));
-            Worker.add(submitted, 1);
+            Counters.add(submitted, 1);
             if (refs.length == 0 && !submitPaused)
             {
                 submitWithoutData(t);
@@ -250,13 +250,13 @@ public final class Engine
         if (error == null)
         {
             t.finish(TaskStatus.DONE, null);
-            Worker.add(w.completed, 1);
+            Counters.add(w.completed, 1);
         }
         else
         {
             t.finish(TaskStatus.FAILED, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " +
                 error, error));
-            Worker.add(w.failed, 1);
+            Counters.add(w.failed, 1);
         }
     }
 

@@ -35,13 +35,12 @@ final class IoAgent implements Agent
     private Admission admission;
     private Transfers transfers;
 
-    private boolean paused;
     private boolean cancelling;
     private long tick;
     private int fetching;
     private int inFlight;
     private volatile int awaitingData;
-    private volatile boolean pausedView;
+    private volatile boolean paused;
 
     IoAgent(final Engine engine, final EventPoller<EngineEvent> poller, final ReadyQueues ready, final LiveTasks live,
         final Counters counters)
@@ -74,7 +73,7 @@ final class IoAgent implements Agent
     /** @return true while admission is paused (any thread may ask). */
     boolean paused()
     {
-        return pausedView;
+        return paused;
     }
 
     /** @return tasks queued for admission; racy when read off the IO thread, for reports only. */
@@ -136,10 +135,10 @@ final class IoAgent implements Agent
                 onDone(t, e.error);
                 admission.changed();
             }
-            case PAUSE -> pausedView = paused = true;
+            case PAUSE -> paused = true;
             case RESUME ->
             {
-                pausedView = paused = false;
+                paused = false;
                 admission.changed();
             }
             case CANCEL_ALL -> cancelAll();
@@ -398,7 +397,7 @@ final class IoAgent implements Agent
                 }
             }
         }
-        Worker.add(finished, 1);
+        Counters.add(finished, 1);
     }
 
     /** Fails every task not yet running: blocked, pending, fetching or ready. */

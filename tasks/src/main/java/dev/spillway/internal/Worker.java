@@ -27,7 +27,7 @@ final class Worker implements Agent
     final AtomicLong waitingNanos = new AtomicLong();
     private long idleSince;
     private boolean waitingForData;
-    private boolean sinceIdle;
+    private boolean finishedSinceIdle;
 
     Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue,
         final WakeableIdleStrategy idle, final boolean pin)
@@ -55,9 +55,9 @@ final class Worker implements Agent
         final TaskRecord t = queue.relaxedPoll();
         if (t == null)
         {
-            if (sinceIdle)
+            if (finishedSinceIdle)
             {
-                sinceIdle = false;
+                finishedSinceIdle = false;
                 engine.quiesceCheck();
             }
             if (!waitingForData && engine.tasksAwaitingData() > 0)
@@ -98,7 +98,7 @@ final class Worker implements Agent
             event.worker = index;
             event.commit();
         }
-        add(busyNanos, end - start);
+        Counters.add(busyNanos, end - start);
         runNanos.recordValue(end - start);
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
@@ -106,7 +106,7 @@ final class Worker implements Agent
         if (t.completesOnWorker)
         {
             engine.finishOnWorker(t, error, this);
-            sinceIdle = true;
+            finishedSinceIdle = true;
         }
         else
         {
@@ -117,14 +117,9 @@ final class Worker implements Agent
 
     private void endIdle(final long now)
     {
-        add(waitingForData ? waitingNanos : idleNanos, now - idleSince);
+        Counters.add(waitingForData ? waitingNanos : idleNanos, now - idleSince);
         idleSince = now;
         waitingForData = false;
-    }
-
-    static void add(final AtomicLong counter, final long delta)
-    {
-        counter.lazySet(counter.get() + delta);
     }
 
     @Override
