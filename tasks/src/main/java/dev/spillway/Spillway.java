@@ -48,6 +48,19 @@ public final class Spillway implements AutoCloseable
         return engine.data(tag, size);
     }
 
+    /**
+     * Declares a pinned data object: once written it stays in DRAM until the runtime closes, like the ghost layers of a
+     * stencil. Its bytes count against the budget for the whole run; the runtime refuses a pin that leaves no room
+     * for the largest task submitted so far.
+     *
+     * @param tag  a stable name, unique within this runtime.
+     * @param size bytes.
+     */
+    public Data pinnedData(final String tag, final int size)
+    {
+        return engine.pinnedData(tag, size);
+    }
+
     /** @return the object declared with {@code tag}, or {@code null}. */
     public Data lookup(final String tag)
     {

@@ -14,6 +14,7 @@ public final class DataObject
 
     private final String tag;
     private final int size;
+    private final boolean pinned;
     private final ArrayDeque<FutureUse> futureUses = new ArrayDeque<>();
     private final ArrayList<Object> waiters = new ArrayList<>();
 
@@ -37,8 +38,15 @@ public final class DataObject
      */
     public DataObject(final String tag, final int size)
     {
+        this(tag, size, false);
+    }
+
+    /** @param pinned whether the object stays in DRAM once resident. */
+    public DataObject(final String tag, final int size, final boolean pinned)
+    {
         this.tag = tag;
         this.size = size;
+        this.pinned = pinned;
     }
 
     /** @return the stable user tag. */
@@ -143,10 +151,16 @@ public final class DataObject
         this.discardable = discardable;
     }
 
-    /** @return true if its last write-back failed: not a victim again until its contents change. */
+    /** @return true if pinned, or if its last write-back failed: not a victim (again until its contents change). */
     public boolean unspillable()
     {
-        return unspillable;
+        return unspillable || pinned;
+    }
+
+    /** @return true if the object stays in DRAM once resident. */
+    public boolean pinned()
+    {
+        return pinned;
     }
 
     /** Marks a failed write-back, or clears the mark. */

@@ -18,10 +18,10 @@ final class DataRef implements Data
     /** IO thread: the failed task whose output this is, or null. */
     TaskRecord poisonedBy;
 
-    DataRef(final Engine engine, final String tag, final int size)
+    DataRef(final Engine engine, final String tag, final int size, final boolean pinned)
     {
         this.engine = engine;
-        this.object = new DataObject(tag, size);
+        this.object = new DataObject(tag, size, pinned);
     }
 
     @Override

@@ -62,6 +62,9 @@ public final class Engine
     private final DramBudget budget;
     private final BufferPool pool;
     private final long stagingBytes;
+    /** Under the submit lock: bytes of declared pinned objects, and the largest unpinned working set submitted. */
+    private long pinnedBytes;
+    private long largestWorkingSet;
     private final RingBuffer<EngineEvent> ring;
     private final ReadyQueues ready;
     private final Worker[] workers;
@@ -155,14 +158,41 @@ public final class Engine
     /** Declares a data object. */
     public Data data(final String tag, final int size)
     {
+        return declare(tag, size, false);
+    }
+
+    /** Declares a data object that stays in DRAM once written. */
+    public Data pinnedData(final String tag, final int size)
+    {
+        return declare(tag, size, true);
+    }
+
+    private Data declare(final String tag, final int size, final boolean pinned)
+    {
         if (size <= 0)
         {
             throw new IllegalArgumentException("data '" + tag + "': size must be positive, got " + size);
         }
-        final DataRef ref = new DataRef(this, tag, size);
-        if (objects.putIfAbsent(tag, ref) != null)
+        final DataRef ref = new DataRef(this, tag, size, pinned);
+        synchronized (submitLock)
         {
-            throw new IllegalArgumentException("data tag '" + tag + "' is already declared in this runtime");
+            if (objects.putIfAbsent(tag, ref) != null)
+            {
+                throw new IllegalArgumentException("data tag '" + tag + "' is already declared in this runtime");
+            }
+            if (pinned)
+            {
+                final long cost = pool.cost(size);
+                if (pinnedBytes + cost + largestWorkingSet > budget.capacity() - stagingBytes)
+                {
+                    objects.remove(tag);
+                    throw new WorkingSetTooLargeException("pinned data '" + tag + "' (" + cost + " B) would leave " +
+                        (budget.capacity() - stagingBytes - pinnedBytes - cost) + " B of the DRAM budget, less than " +
+                        "the largest task submitted so far needs (" + largestWorkingSet + " B); " + pinnedBytes +
+                        " B are pinned already");
+                }
+                pinnedBytes += cost;
+            }
         }
         return ref;
     }
@@ -192,15 +222,22 @@ public final class Engine
             }
             workingSet += pool.cost(r.size());
         }
-        final long room = budget.capacity() - stagingBytes;
-        if (workingSet > room)
-        {
-            throw new WorkingSetTooLargeException("task '" + name + "' needs " + workingSet + " B of DRAM for " +
-                refs.length + " objects " + java.util.Arrays.toString(refs) + ", but the DRAM budget leaves " + room +
-                " B (" + budget.capacity() + " B minus " + stagingBytes + " B of IO staging)");
-        }
         synchronized (submitLock)
         {
+            long unpinned = workingSet;
+            for (final DataRef r : refs)
+            {
+                unpinned -= r.object.pinned() ? pool.cost(r.size()) : 0;
+            }
+            final long room = budget.capacity() - stagingBytes - pinnedBytes;
+            if (unpinned > room)
+            {
+                throw new WorkingSetTooLargeException("task '" + name + "' needs " + workingSet + " B of DRAM for " +
+                    refs.length + " objects " + java.util.Arrays.toString(refs) + ", but the DRAM budget leaves " +
+                    room + " B (" + budget.capacity() + " B minus " + stagingBytes + " B of IO staging minus " +
+                    pinnedBytes + " B pinned)");
+            }
+            largestWorkingSet = Math.max(largestWorkingSet, unpinned);
             if (closed)
             {
                 throw new IllegalStateException("task '" + name + "' submitted after close()");

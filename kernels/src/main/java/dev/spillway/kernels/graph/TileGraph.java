@@ -1,0 +1,28 @@
+package dev.spillway.kernels.graph;
+
+/**
+ * Where the kernels' graph builders submit work. Dependencies follow from submission order and privileges, as in
+ * Spillway. Implementations: {@link EngineGraph} (the Spillway engine, in core or out of core) and
+ * {@link MappedGraph} (whole matrices in files mapped by the OS: the mmap baseline).
+ */
+public interface TileGraph extends AutoCloseable
+{
+    /** @return {@code spillway} or {@code mmap}. */
+    String name();
+
+    Tile tile(String tag, int bytes);
+
+    /** A tile that stays in DRAM once written, such as a ghost layer. */
+    Tile pinnedTile(String tag, int bytes);
+
+    TileTaskBuilder task(String name);
+
+    /** Waits for every submitted task; rethrows the first failure with the task's name. */
+    void awaitAll();
+
+    /** @return counters for progress output. */
+    GraphProgress progress();
+
+    @Override
+    void close();
+}
