@@ -10,7 +10,9 @@ final class Progress implements AutoCloseable
     private final String task;
     private final long total;
     private final ProgressBar bar;
+    private final long started = System.nanoTime();
     private long done;
+    private long lastLine;
 
     private Progress(final String task, final long total)
     {
@@ -38,6 +40,29 @@ final class Progress implements AutoCloseable
         {
             bar.setExtraMessage(message);
             bar.step();
+        }
+    }
+
+    /**
+     * Moves to {@code done} of the total steps; {@code message} says what moved. Off a terminal it prints a line with
+     * an ETA at most every five seconds.
+     */
+    void set(final long done, final String message)
+    {
+        this.done = done;
+        if (bar != null)
+        {
+            bar.setExtraMessage(message);
+            bar.stepTo(done);
+            return;
+        }
+        final long now = System.nanoTime();
+        if (now - lastLine >= 5_000_000_000L && done > 0 && done < total)
+        {
+            lastLine = now;
+            final double elapsed = (now - started) / 1e9;
+            System.err.printf("spillway: %s %d/%d tasks (%.0f%%), %s, ETA %.0f s%n", task, done, total,
+                100.0 * done / total, message, elapsed * (total - done) / done);
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.Properties;
  */
 @Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
-    subcommands = {BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SpillwayCli
 {
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print the stack trace of a failure.")

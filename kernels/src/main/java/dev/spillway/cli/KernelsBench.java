@@ -1,0 +1,271 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.cli.report.BenchChart;
+import dev.spillway.cli.report.BenchRow;
+import dev.spillway.cli.report.BenchTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code spillway bench kernels}: each kernel at each DRAM fraction and policy set, out of core, against the same
+ * graph in core and on mapped files. Every run is its own child JVM in a cgroup v1 memory group, page cache
+ * included: data + allowance in core, budget + allowance out of core and for mmap. The in-core run, the out-of-core
+ * runs and the mmap run of one fraction run back to back.
+ */
+@Command(name = "kernels", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Sweep DRAM fractions and IO policies for matmul, lu and stencil; compare with in core and mmap.",
+        "Writes a markdown table, JSON rows and an HTML chart of normalised time against DRAM fraction."})
+final class KernelsBench implements Callable<Integer>
+{
+    static final List<String> TABLE_6_1 = List.of("f", "a", "p", "a,s", "p,s", "p,s,d");
+
+    @Option(names = "--quick", description = "Small sizes, fractions 100, 25 and 12.5, default policy only: a few " +
+        "minutes.")
+    private boolean quick;
+
+    @Option(names = "--kernel", paramLabel = "K", split = ",", description = "Kernels to run (default: matmul,lu," +
+        "stencil).")
+    private List<String> kernels;
+
+    @Option(names = "--fractions", paramLabel = "PCT", split = ",", description = "DRAM fractions in percent " +
+        "(default: 100,50,25,17,12.5,6.25).")
+    private List<Double> fractions;
+
+    @Option(names = "--policies", paramLabel = "SET", split = ";", description = "Policy sets, separated by ';' " +
+        "(default: f;a;p;a,s;p,s;p,s,d plus each kernel's default).")
+    private List<String> policies;
+
+    @Option(names = "--workers", paramLabel = "W", description = "Workers (default: available processors).")
+    private Integer workers;
+
+    @Option(names = "--allowance", paramLabel = "BYTES", converter = ByteSize.class, defaultValue = "320m",
+        description = "DRAM allowed to each JVM beyond the data (in core) or the budget (out of core, mmap): heap, " +
+            "code, metaspace, store index (default: ${DEFAULT-VALUE}).")
+    private long allowance;
+
+    @Option(names = "--heap", paramLabel = "BYTES", converter = ByteSize.class, defaultValue = "160m",
+        description = "-Xmx of each child JVM (default: ${DEFAULT-VALUE}).")
+    private long heap;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "900",
+        description = "Limit per child run; a run that exceeds it is reported as timed out (default: ${DEFAULT-VALUE}).")
+    private long timeout;
+
+    @Option(names = "--dir", paramLabel = "PATH", defaultValue = "spillway-data",
+        description = "Directory of the NVMe tier and the mapped files (default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where to write table.md, rows.json, chart.html and " +
+        "each run's log (default: bench-results/kernels-<time>).")
+    private Path out;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows to FILE as JSON.")
+    private Path json;
+
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    /** One child run's measurements. */
+    record Measured(double timeS, long bytesRead, long bytesWritten, boolean verified, String checksum, long peak,
+        String failure)
+    {
+        boolean ok()
+        {
+            return failure == null;
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final List<String> ks = kernels == null ? List.of("matmul", "lu", "stencil") : kernels;
+        final List<Double> fs = fractions == null ? (quick ? List.of(100.0, 25.0, 12.5) :
+            List.of(100.0, 50.0, 25.0, 17.0, 12.5, 6.25)) : fractions;
+        final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
+        final Path outDir = out != null ? out : Path.of("bench-results", "kernels-" +
+            LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(outDir);
+        final String noCap = MemoryCgroup.unavailableReason();
+        if (noCap != null)
+        {
+            System.err.println("spillway: WARNING: " + noCap + ": every run is UNCAPPED, so the page cache can hold " +
+                "the data and the out-of-core and mmap figures are optimistic");
+        }
+        System.err.printf("spillway bench kernels: %s, fractions %s, %d workers, JVM allowance %s (-Xmx%s), " +
+            "results in %s%n", ks, fs, w, ByteSize.format(allowance), ByteSize.format(heap), outDir);
+
+        final List<BenchRow> rows = new ArrayList<>();
+        for (final String k : ks)
+        {
+            final List<String> problem = problemArgs(k);
+            final dev.spillway.kernels.Kernel shape = probe(k, problem);
+            final long data = shape.dataBytes();
+            for (final double f : fs)
+            {
+                final long budget = (long)Math.ceil(data * f / 100.0);
+                final String tag = k + "-" + DramSize.trim(f);
+                final Measured incore = child(outDir, tag + "-incore", k, problem, data + data / 8 + (64L << 20), budget,
+                    "default", "spillway", false, data + allowance, w);
+                final List<Measured> ooc = new ArrayList<>();
+                final List<String> sets = policySets(k);
+                for (final String p : sets)
+                {
+                    ooc.add(child(outDir, tag + "-" + p.replace(',', '_'), k, problem, budget, budget, p, "spillway",
+                        true, budget + allowance, w));
+                }
+                final Measured mmap = child(outDir, tag + "-mmap", k, problem, budget, budget, "default", "mmap", false,
+                    budget + allowance, w);
+                for (int i = 0; i < sets.size(); i++)
+                {
+                    final Measured m = ooc.get(i);
+                    final boolean agrees = m.ok() && incore.ok() && m.checksum().equals(incore.checksum()) &&
+                        (!mmap.ok() || m.checksum().equals(mmap.checksum()));
+                    rows.add(BenchRow.of(k, shape.size(), shape.tile(), f, sets.get(i), m.ok() ? m.timeS() : Double.NaN,
+                        incore.ok() ? incore.timeS() : Double.NaN, mmap.ok() ? mmap.timeS() : Double.NaN,
+                        m.bytesRead(), m.bytesWritten(), m.verified() && agrees));
+                }
+                BenchTable.writeJson(outDir.resolve("rows.json"), rows);
+            }
+        }
+        final String table = BenchTable.markdown(rows);
+        Files.writeString(outDir.resolve("table.md"), table);
+        BenchChart.writeHtml(outDir.resolve("chart.html"), rows, "Spillway bench kernels (" + w + " workers" +
+            (noCap == null ? ", cgroup v1 memory cap" : ", UNCAPPED") + ")");
+        if (json != null)
+        {
+            BenchTable.writeJson(json, rows);
+        }
+        System.out.print(table);
+        System.err.println("spillway: wrote " + outDir.resolve("table.md") + ", rows.json and chart.html");
+        return rows.stream().allMatch(BenchRow::verified) ? 0 : 1;
+    }
+
+    private List<String> policySets(final String kernel)
+    {
+        final Set<String> sets = new LinkedHashSet<>();
+        if (policies != null)
+        {
+            sets.addAll(policies);
+        }
+        else if (!quick)
+        {
+            sets.addAll(TABLE_6_1);
+        }
+        sets.add(KernelOptions.defaultPolicy(kernel));
+        return new ArrayList<>(sets);
+    }
+
+    /** @return the size options of the kernel: the StarPU-matched defaults, or small ones under --quick. */
+    private List<String> problemArgs(final String kernel)
+    {
+        switch (kernel)
+        {
+            case "matmul":
+                return quick ? List.of("--n", "4096", "--tile", "512") : List.of("--n", "10240", "--tile", "1024");
+            case "lu":
+                return quick ? List.of("--n", "6144", "--tile", "512") : List.of("--n", "16384", "--tile", "1024");
+            case "stencil":
+                return quick ? List.of("--grid", "384,384,192", "--sweeps", "10", "--steps", "3") :
+                    List.of("--grid", "1024,1024,256", "--sweeps", "40", "--steps", "3");
+            default:
+                throw new IllegalArgumentException("unknown kernel '" + kernel + "': use matmul, lu or stencil");
+        }
+    }
+
+    /** @return the kernel as the child runs would build it, for its data size and shape. */
+    private static dev.spillway.kernels.Kernel probe(final String kernel, final List<String> problem)
+    {
+        final KernelOptions options = new KernelOptions();
+        picocli.CommandLine.populateCommand(options, problem.toArray(new String[0]));
+        return options.create(kernel, dev.spillway.kernels.blas.Blas.load().blas(), Long.MAX_VALUE, 1);
+    }
+
+    private Measured child(final Path outDir, final String label, final String kernel, final List<String> problem,
+        final long dram, final long orderDram, final String policy, final String graph, final boolean verify,
+        final long cap, final int w) throws IOException, InterruptedException
+    {
+        final Path result = outDir.resolve(label + ".json");
+        final Path log = outDir.resolve(label + ".log");
+        Files.deleteIfExists(result);
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (!a.startsWith("-Xmx") && !a.startsWith("-Xms") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent"))
+            {
+                cmd.add(a);
+            }
+        }
+        cmd.addAll(List.of("-Xms64m", "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
+            SpillwayCli.class.getName(), "run", kernel));
+        cmd.addAll(problem);
+        cmd.addAll(List.of("--dram", Long.toString(dram), "--order-dram", Long.toString(orderDram), "--workers",
+            Integer.toString(w), "--dir", dir.toString(), "--graph", graph, "--json", result.toString()));
+        if (!"default".equals(policy))
+        {
+            cmd.addAll(List.of("--policy", policy));
+        }
+        if (!verify)
+        {
+            cmd.add("--no-verify");
+        }
+        final boolean capped = MemoryCgroup.unavailableReason() == null;
+        final String name = "spillway-bench-" + ProcessHandle.current().pid() + "-" + label.replace(',', '_');
+        System.err.printf("spillway: %-28s cap %s ... ", label, capped ? ByteSize.format(cap) : "none");
+        final long started = System.nanoTime();
+        long peak = -1;
+        String failure = null;
+        if (capped)
+        {
+            MemoryCgroup.dropCaches();
+        }
+        try (MemoryCgroup group = capped ? MemoryCgroup.create(name, cap) : null)
+        {
+            final Process p = new ProcessBuilder(capped ? group.wrap(cmd) : cmd).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+            if (!p.waitFor(timeout, TimeUnit.SECONDS))
+            {
+                p.destroyForcibly().waitFor();
+                failure = "timed out after " + timeout + " s";
+            }
+            else if (p.exitValue() != 0)
+            {
+                failure = "exit " + p.exitValue() + (capped && group.limitHits() > 0 ? " (memory cap hit " +
+                    group.limitHits() + " times)" : "") + ", see " + log;
+            }
+            peak = capped ? group.peakBytes() : -1;
+        }
+        final double wall = (System.nanoTime() - started) / 1e9;
+        if (failure == null && !Files.exists(result))
+        {
+            failure = "no result written, see " + log;
+        }
+        if (failure != null)
+        {
+            System.err.printf("FAILED: %s (%.0f s)%n", failure, wall);
+            return new Measured(Double.NaN, 0, 0, false, "", peak, failure);
+        }
+        final JsonNode r = mapper.readTree(result.toFile());
+        final Measured m = new Measured(r.get("time_s").asDouble(), r.get("bytes_read").asLong(),
+            r.get("bytes_written").asLong(), r.get("verified").asBoolean(), r.get("result_checksum").asText(), peak, null);
+        System.err.printf(Locale.ROOT, "%.2f s, read %.2f GB, wrote %.2f GB, peak %s%s%n", m.timeS(), m.bytesRead() / 1e9,
+            m.bytesWritten() / 1e9, peak < 0 ? "n/a" : ByteSize.format(peak), verify ? (m.verified() ? ", verified" :
+                ", NOT VERIFIED") : "");
+        return m;
+    }
+}

@@ -1,0 +1,327 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.Spillway;
+import dev.spillway.SpillwayConfig;
+import dev.spillway.io.StoreKind;
+import dev.spillway.kernels.Kernel;
+import dev.spillway.kernels.KernelRunner;
+import dev.spillway.kernels.RunResult;
+import dev.spillway.kernels.blas.Blas;
+import dev.spillway.kernels.graph.EngineGraph;
+import dev.spillway.kernels.graph.GraphProgress;
+import dev.spillway.kernels.graph.MappedGraph;
+import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.cli.report.UtilisationReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code spillway run}: one kernel out of core, verified, optionally beside a baseline. */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Run a tiled kernel as a task graph under a DRAM budget, spilling to a local directory; verify " +
+        "the result and print time, rate, NVMe traffic and residual.",
+        "With no options: an out-of-core LU of order 6144 with a budget of a quarter of its data."},
+    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments."})
+final class RunCommand implements Callable<Integer>
+{
+    private static final long DISK_SLACK = 64L << 20;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
+        description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
+    private String kernelName;
+
+    @Mixin
+    private KernelOptions problem;
+
+    @Option(names = "--dram", paramLabel = "BYTES|PCT", defaultValue = "25%", converter = DramSize.Converter.class,
+        description = "DRAM budget: bytes (512m) or a percentage of the data (12.5%%) (default: ${DEFAULT-VALUE}).")
+    private DramSize dram;
+
+    @Option(names = "--workers", paramLabel = "W", description = "Worker threads (default: available processors).")
+    private Integer workers;
+
+    @Option(names = "--policy", paramLabel = "f|a|p[,s][,d]", description = "IO policy letters (default: p,s,d " +
+        "for lu, a,s,d otherwise).")
+    private String policy;
+
+    @Option(names = "--store", paramLabel = "KIND", defaultValue = "direct",
+        description = "NVMe store: direct or chronicle (default: ${DEFAULT-VALUE}).")
+    private StoreKind store;
+
+    @Option(names = "--dir", paramLabel = "PATH", defaultValue = "spillway-data",
+        description = "Directory of the NVMe tier (default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(names = "--baseline", paramLabel = "none|incore|mmap", defaultValue = "none",
+        description = "Also run the same graph in core (whole data in DRAM) or on files mapped by the OS, right " +
+            "after, and report the ratio (default: ${DEFAULT-VALUE}).")
+    private String baseline;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the results to FILE as JSON.")
+    private Path json;
+
+    @Option(names = "--report", paramLabel = "FILE.html", description = "Write an HTML page with per-worker " +
+        "utilisation and IO-thread activity.")
+    private Path report;
+
+    @Option(names = "--graph", hidden = true, defaultValue = "spillway",
+        description = "Run the main graph on spillway or mmap (used by bench kernels).")
+    private String graphKind;
+
+    @Option(names = "--order-dram", hidden = true, converter = ByteSize.class,
+        description = "Budget that shapes the submission order, when it must differ from --dram (bench kernels).")
+    private Long orderDram;
+
+    @Option(names = "--no-verify", hidden = true, description = "Skip verification; the checksum is still computed.")
+    private boolean noVerify;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final String kernelKey = kernelName.toLowerCase(java.util.Locale.ROOT);
+        problem.check(kernelKey, spec.commandLine());
+        if (!baseline.matches("none|incore|mmap"))
+        {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--baseline must be none, incore " +
+                "or mmap; got '" + baseline + "'");
+        }
+        final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
+        final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
+        final Blas.Choice blas = Blas.load();
+        final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
+        final long budget = dram.of(probe.dataBytes());
+        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
+        final Path base = prepareDirectory(kernel, budget);
+        final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
+            .policy(letters);
+        checkBudget(kernel, budget);
+        final Path trace = report == null ? null : Files.createTempFile("spillway-trace", ".json");
+        if (trace != null)
+        {
+            config.traceFile(trace);
+        }
+
+        System.err.printf("spillway run %s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s%n",
+            kernel.name(), shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
+            percent(budget, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT), base);
+        System.err.println("spillway: BLAS " + blas.note());
+
+        final RunResult result;
+        if ("mmap".equals(graphKind))
+        {
+            result = runMapped(kernel, base, w, "mmap", !noVerify);
+        }
+        else
+        {
+            try (EngineGraph graph = new EngineGraph(config.build()))
+            {
+                result = runWithProgress(kernel, graph, "spillway", !noVerify);
+                System.err.println("spillway: " + graph.stats());
+            }
+        }
+        RunResult base2 = null;
+        if (!"none".equals(baseline))
+        {
+            base2 = runBaseline(kernelKey, blas, budget, w, base);
+        }
+        final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, base2);
+        print(kernel, result, base2);
+        if (json != null)
+        {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+        }
+        if (report != null)
+        {
+            final Map<String, String> lines = new LinkedHashMap<>();
+            out.forEach((k, v) -> lines.put(k, String.valueOf(v)));
+            UtilisationReport.write(report, trace, lines);
+            Files.deleteIfExists(trace);
+            System.err.println("spillway: report written to " + report);
+        }
+        if (result.verification() != null && !result.verification().verified())
+        {
+            System.err.println("spillway: verification FAILED: residual " + result.verification().residual() +
+                " > " + result.verification().tolerance());
+            return 1;
+        }
+        return 0;
+    }
+
+    private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,
+        final Path base) throws IOException
+    {
+        final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
+        if ("incore".equals(baseline))
+        {
+            final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);
+            final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(all).store(store).storeDir(base)
+                .policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy);
+            try (EngineGraph graph = new EngineGraph(config.build()))
+            {
+                return runWithProgress(again, graph, "in-core baseline", false);
+            }
+        }
+        if (!new MemoryCgroup.Probe().insideLimitedCgroup())
+        {
+            System.err.println("spillway: note: the mmap baseline runs without a memory cap here, so the page cache " +
+                "may hold all the data; `spillway bench kernels` caps it with a cgroup");
+        }
+        return runMapped(again, base, w, "mmap baseline", false);
+    }
+
+    private static RunResult runMapped(final Kernel kernel, final Path base, final int w, final String label,
+        final boolean verify) throws IOException
+    {
+        final Path mapped = Files.createTempDirectory(base, "mmap-");
+        try (MappedGraph graph = new MappedGraph(mapped, w))
+        {
+            return runWithProgress(kernel, graph, label, verify);
+        }
+        finally
+        {
+            Dirs.deleteTree(mapped);
+        }
+    }
+
+    private static RunResult runWithProgress(final Kernel kernel, final TileGraph graph, final String label,
+        final boolean verify)
+    {
+        try (Progress progress = Progress.start(label + " " + kernel.name(), kernel.computeTasks()))
+        {
+            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)));
+        }
+    }
+
+    private static String traffic(final GraphProgress p)
+    {
+        return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
+    }
+
+    private Path prepareDirectory(final Kernel kernel, final long budget) throws IOException
+    {
+        final Path base = dir.toAbsolutePath().normalize();
+        try
+        {
+            Files.createDirectories(base);
+            Files.deleteIfExists(Files.createTempFile(base, "probe", ".tmp"));
+        }
+        catch (final IOException e)
+        {
+            throw new IOException("--dir " + base + " is not a writable directory (" + e + ")", e);
+        }
+        final long spill = Math.max(0, kernel.dataBytes() - budget) + DISK_SLACK;
+        final long free = Files.getFileStore(base).getUsableSpace();
+        if (free < spill)
+        {
+            throw new IOException("--dir " + base + " has " + ByteSize.format(free) + " free, but this run may spill " +
+                ByteSize.format(spill) + ": free some space, raise --dram or choose another --dir");
+        }
+        return base;
+    }
+
+    private static void checkBudget(final Kernel kernel, final long budget)
+    {
+        final long need = kernel.largestTaskBytes() + kernel.pinnedBytes();
+        if (budget < need)
+        {
+            throw new IllegalArgumentException("--dram " + ByteSize.format(budget) + " is smaller than one task's " +
+                "working set: " + kernel.name() + " needs " + ByteSize.format(kernel.largestTaskBytes()) +
+                " for its largest task" + (kernel.pinnedBytes() > 0 ? " plus " + ByteSize.format(kernel.pinnedBytes()) +
+                " of pinned ghost layers" : "") + "; raise --dram or lower --tile");
+        }
+    }
+
+    private static String shape(final Kernel k)
+    {
+        return ("stencil".equals(k.name()) ? k.size() + " cells, block " : "n=" + k.size() + ", tile ") + k.tile();
+    }
+
+    private static String percent(final long budget, final long data)
+    {
+        return String.format("%.1f%% of the data", 100.0 * budget / data);
+    }
+
+    private Map<String, Object> summary(final Kernel kernel, final long budget, final int w, final String letters,
+        final Blas.Choice blas, final RunResult r, final RunResult b)
+    {
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("kernel", kernel.name());
+        out.put("graph", r.graph());
+        out.put("n", kernel.size());
+        out.put("tile", kernel.tile());
+        out.put("dram_bytes", budget);
+        out.put("data_bytes", kernel.dataBytes());
+        out.put("pinned_bytes", kernel.pinnedBytes());
+        out.put("workers", w);
+        out.put("policy", letters);
+        out.put("store", store.name().toLowerCase(java.util.Locale.ROOT));
+        out.put("blas", blas.blas().name());
+        out.put("init_s", r.initSeconds());
+        out.put("time_s", r.timeSeconds());
+        out.put("gflops", rate(kernel, r));
+        out.put("work_unit", kernel.workUnit());
+        out.put("bytes_read", r.bytesRead());
+        out.put("bytes_written", r.bytesWritten());
+        out.put("verified", r.verification() != null && r.verification().verified());
+        out.put("residual", r.verification() == null ? null : r.verification().residual());
+        out.put("tolerance", r.verification() == null ? null : r.verification().tolerance());
+        out.put("verification", r.verification() == null ? null : r.verification().method());
+        out.put("result_checksum", r.checksum());
+        if (b != null)
+        {
+            final Map<String, Object> base = new LinkedHashMap<>();
+            base.put("name", baseline);
+            base.put("time_s", b.timeSeconds());
+            base.put("bytes_read", b.bytesRead());
+            base.put("bytes_written", b.bytesWritten());
+            base.put("result_checksum", b.checksum());
+            out.put("baseline", base);
+            out.put("ratio", r.timeSeconds() / b.timeSeconds());
+            out.put("bit_identical_to_baseline", r.checksum().equals(b.checksum()));
+        }
+        return out;
+    }
+
+    private static double rate(final Kernel kernel, final RunResult r)
+    {
+        return kernel.work() / r.timeSeconds() / 1e9;
+    }
+
+    private void print(final Kernel kernel, final RunResult r, final RunResult b)
+    {
+        final StringBuilder s = new StringBuilder();
+        s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%n", kernel.name(), shape(kernel),
+            r.timeSeconds(), r.initSeconds(), rate(kernel, r), kernel.workUnit()));
+        s.append(String.format("  NVMe: read %.2f GB, wrote %.2f GB during the compute phase%n", r.bytesRead() / 1e9,
+            r.bytesWritten() / 1e9));
+        if (r.verification() != null)
+        {
+            s.append(String.format("  %s: residual %.3g (tolerance %.3g), %s%n", r.verification().verified() ?
+                "verified" : "NOT VERIFIED", r.verification().residual(), r.verification().tolerance(),
+                r.verification().method()));
+        }
+        s.append("  result checksum ").append(r.checksum()).append(System.lineSeparator());
+        if (b != null)
+        {
+            s.append(String.format("  baseline %s: %.2f s; Spillway / %s = %.3f; results %s%n", baseline, b.timeSeconds(),
+                baseline, r.timeSeconds() / b.timeSeconds(), r.checksum().equals(b.checksum()) ? "bit-identical" :
+                "DIFFER (checksum " + b.checksum() + ")"));
+        }
+        System.out.print(s);
+    }
+}

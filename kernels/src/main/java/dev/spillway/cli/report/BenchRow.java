@@ -1,0 +1,101 @@
+package dev.spillway.cli.report;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+
+import java.io.IOException;
+
+/**
+ * One measured configuration of {@code spillway bench kernels}. Times are seconds; a time that was not measured is
+ * NaN, written to JSON as {@code null} and read back from {@code null} or an absent key.
+ *
+ * @param kernel       kernel name, e.g. "matmul".
+ * @param n            matrix order, or cells for the stencil.
+ * @param tile         tile order.
+ * @param fraction     percent of the data that fits in the DRAM budget, e.g. 12.5.
+ * @param policy       policy letters, e.g. "p,s,d", or "default".
+ * @param timeS        Spillway time at this fraction.
+ * @param incoreTimeS  Spillway time with all data in DRAM.
+ * @param mmapTimeS    time of the mmap baseline at this fraction.
+ * @param ratioIncore  {@code timeS / incoreTimeS}.
+ * @param ratioMmap    {@code mmapTimeS / timeS}.
+ * @param bytesRead    bytes read from the store.
+ * @param bytesWritten bytes written to the store.
+ * @param verified     whether the result passed verification.
+ */
+public record BenchRow(
+    @JsonProperty("kernel") String kernel,
+    @JsonProperty("n") long n,
+    @JsonProperty("tile") int tile,
+    @JsonProperty("fraction") double fraction,
+    @JsonProperty("policy") String policy,
+    @JsonProperty("time_s") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double timeS,
+    @JsonProperty("incore_time_s") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double incoreTimeS,
+    @JsonProperty("mmap_time_s") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double mmapTimeS,
+    @JsonProperty("ratio_incore") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double ratioIncore,
+    @JsonProperty("ratio_mmap") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double ratioMmap,
+    @JsonProperty("bytes_read") long bytesRead,
+    @JsonProperty("bytes_written") long bytesWritten,
+    @JsonProperty("verified") boolean verified)
+{
+    /** @return a row whose ratios are computed from the times (NaN where a time is NaN). */
+    public static BenchRow of(final String kernel, final long n, final int tile, final double fraction,
+        final String policy, final double timeS, final double incoreTimeS, final double mmapTimeS,
+        final long bytesRead, final long bytesWritten, final boolean verified)
+    {
+        return new BenchRow(kernel, n, tile, fraction, policy, timeS, incoreTimeS, mmapTimeS, timeS / incoreTimeS,
+            mmapTimeS / timeS, bytesRead, bytesWritten, verified);
+    }
+
+    /** Writes NaN and infinities as {@code null}: JSON has no such numbers. */
+    static final class NanAsNull extends JsonSerializer<Double>
+    {
+        @Override
+        public void serialize(final Double value, final JsonGenerator g, final SerializerProvider provider)
+            throws IOException
+        {
+            if (value == null || value.isNaN() || value.isInfinite())
+            {
+                g.writeNull();
+            }
+            else
+            {
+                g.writeNumber(value);
+            }
+        }
+    }
+
+    /** Reads {@code null} or an absent key as NaN. */
+    static final class NullAsNan extends JsonDeserializer<Double>
+    {
+        @Override
+        public Double deserialize(final JsonParser p, final DeserializationContext context) throws IOException
+        {
+            return p.getValueAsDouble(Double.NaN);
+        }
+
+        @Override
+        public Double getNullValue(final DeserializationContext context)
+        {
+            return Double.NaN;
+        }
+
+        @Override
+        public Object getAbsentValue(final DeserializationContext context)
+        {
+            return Double.NaN;
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package dev.spillway.kernels.graph;
+
+import dev.spillway.Data;
+import dev.spillway.Spillway;
+import dev.spillway.SpillwayStats;
+import dev.spillway.TaskBuilder;
+import dev.spillway.TaskFailedException;
+import dev.spillway.TaskHandle;
+
+import java.util.ArrayList;
+
+/**
+ * A {@link TileGraph} on the Spillway engine: tiles are {@link Data} objects and tasks are engine tasks.
+ *
+ * <p>{@link Spillway#awaitAll()} waits but does not report task failures, so this graph keeps the handles of tasks
+ * it has not seen finish and, after waiting, rethrows the first failure in submission order as the engine reported
+ * it (a {@link TaskFailedException} naming the task). Finished handles are dropped as submission goes on, so the
+ * graph holds about twice as many handles as there are unfinished tasks.
+ */
+public final class EngineGraph implements TileGraph
+{
+    private static final int MIN_PRUNE = 1024;
+
+    private final Spillway spillway;
+    private final ArrayList<TaskHandle> unfinished = new ArrayList<>();
+    private int pruneAt = MIN_PRUNE;
+    private long submitted;
+    private TaskFailedException firstFailure;
+
+    /** @param spillway the runtime to run on; {@link #close()} closes it. */
+    public EngineGraph(final Spillway spillway)
+    {
+        this.spillway = spillway;
+    }
+
+    @Override
+    public String name()
+    {
+        return "spillway";
+    }
+
+    @Override
+    public Tile tile(final String tag, final int bytes)
+    {
+        return new EngineTile(spillway.data(tag, bytes));
+    }
+
+    @Override
+    public Tile pinnedTile(final String tag, final int bytes)
+    {
+        return new EngineTile(spillway.pinnedData(tag, bytes));
+    }
+
+    @Override
+    public TileTaskBuilder task(final String name)
+    {
+        return new Builder(spillway.task(name));
+    }
+
+    /**
+     * Waits for every submitted task, then rethrows the first task failure not reported before.
+     *
+     * @throws TaskFailedException naming the first failed task.
+     */
+    @Override
+    public void awaitAll()
+    {
+        spillway.awaitAll();
+        final TaskFailedException failure;
+        synchronized (this)
+        {
+            prune();
+            failure = firstFailure;
+            firstFailure = null;
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    /** Tasks submitted through this graph; tasks finished and NVMe traffic from {@link Spillway#stats()}. */
+    @Override
+    public GraphProgress progress()
+    {
+        final SpillwayStats stats = spillway.stats();
+        final long n;
+        synchronized (this)
+        {
+            n = submitted;
+        }
+        return new GraphProgress(n, stats.tasksCompleted() + stats.tasksFailed(), stats.nvmBytesRead(),
+            stats.nvmBytesWritten());
+    }
+
+    /** Closes the runtime, which first runs every submitted task. */
+    /** @return the runtime's counters. */
+    public dev.spillway.SpillwayStats stats()
+    {
+        return spillway.stats();
+    }
+
+    @Override
+    public void close()
+    {
+        spillway.close();
+    }
+
+    private synchronized void submitted(final TaskHandle handle)
+    {
+        submitted++;
+        unfinished.add(handle);
+        if (unfinished.size() >= pruneAt)
+        {
+            prune();
+            pruneAt = Math.max(MIN_PRUNE, 2 * unfinished.size());
+        }
+    }
+
+    private void prune()
+    {
+        unfinished.removeIf(this::collectIfDone);
+    }
+
+    private boolean collectIfDone(final TaskHandle handle)
+    {
+        if (!handle.isDone())
+        {
+            return false;
+        }
+        try
+        {
+            handle.join();
+        }
+        catch (final TaskFailedException e)
+        {
+            if (firstFailure == null)
+            {
+                firstFailure = e;
+            }
+        }
+        return true;
+    }
+
+    private static Data data(final Tile tile)
+    {
+        if (tile instanceof EngineTile t)
+        {
+            return t.data;
+        }
+        throw new IllegalArgumentException("tile '" + tile.tag() + "' was not declared on a spillway graph");
+    }
+
+    private static Data[] data(final Tile[] tiles)
+    {
+        final Data[] data = new Data[tiles.length];
+        for (int i = 0; i < tiles.length; i++)
+        {
+            data[i] = data(tiles[i]);
+        }
+        return data;
+    }
+
+    /** A tile backed by an engine data object. */
+    private record EngineTile(Data data) implements Tile
+    {
+        @Override
+        public String tag()
+        {
+            return data.tag();
+        }
+
+        @Override
+        public int size()
+        {
+            return data.size();
+        }
+    }
+
+    /** Declares through an engine task builder. */
+    private final class Builder implements TileTaskBuilder
+    {
+        private final TaskBuilder task;
+
+        Builder(final TaskBuilder task)
+        {
+            this.task = task;
+        }
+
+        @Override
+        public TileTaskBuilder read(final Tile... tiles)
+        {
+            task.read(data(tiles));
+            return this;
+        }
+
+        @Override
+        public TileTaskBuilder write(final Tile... tiles)
+        {
+            task.write(data(tiles));
+            return this;
+        }
+
+        @Override
+        public TileTaskBuilder readWrite(final Tile... tiles)
+        {
+            task.readWrite(data(tiles));
+            return this;
+        }
+
+        @Override
+        public TileTaskBuilder scratch(final Tile... tiles)
+        {
+            task.scratch(data(tiles));
+            return this;
+        }
+
+        @Override
+        public TileTaskBuilder priority(final int priority)
+        {
+            task.priority(priority);
+            return this;
+        }
+
+        @Override
+        public void submit(final TileBody body)
+        {
+            submitted(task.submit(ctx -> body.run(tile -> ctx.buffer(data(tile)))));
+        }
+    }
+}
