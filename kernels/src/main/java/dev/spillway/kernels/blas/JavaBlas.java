@@ -11,6 +11,8 @@ public final class JavaBlas implements TileBlas
 {
     private static final int PANEL_WIDTH = 32;
 
+    private final RecursiveLu lu = new RecursiveLu(this, PANEL_WIDTH);
+
     @Override
     public String name()
     {
@@ -53,7 +55,7 @@ public final class JavaBlas implements TileBlas
     public void dgetrfNoPivot(final int m, final int n, final ByteBuffer a, final int lda)
     {
         TileArgs.dgetrf(m, n, a, lda);
-        new RecursiveLu(this, PANEL_WIDTH).factor(m, n, a, lda, null);
+        lu.factor(m, n, a, lda, null);
     }
 
     @Override
@@ -61,6 +63,6 @@ public final class JavaBlas implements TileBlas
     {
         TileArgs.dgetrf(m, n, a, lda);
         TileArgs.pivots(ipiv, Math.min(m, n));
-        new RecursiveLu(this, PANEL_WIDTH).factor(m, n, a, lda, ipiv);
+        lu.factor(m, n, a, lda, ipiv);
     }
 }

@@ -9,8 +9,8 @@ import java.util.Arrays;
  */
 final class JavaGemm
 {
-    static final int MR = 4;
-    static final int NR = 4;
+    private static final int MR = 4;
+    private static final int NR = 4;
     private static final int KC = 256;
     private static final int MC = 128;
     private static final int NC = 1024;

@@ -9,6 +9,7 @@ import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * {@link TileBlas} on OpenBLAS through JNA. Loading sets OpenBLAS to one thread, so each calling thread runs
@@ -61,27 +62,46 @@ public final class OpenBlas implements TileBlas
         final List<String> reasons = new ArrayList<>();
         for (final String candidate : candidates())
         {
+            if (candidate.startsWith("/") && !new File(candidate).exists())
+            {
+                reasons.add(candidate + ": no such file");
+                continue;
+            }
             try
             {
-                final NativeLibrary library = NativeLibrary.getInstance(candidate);
-                for (final String symbol : OpenBlasNative.SYMBOLS)
-                {
-                    library.getFunction(symbol);
-                }
-                OpenBlasNative.register(library);
-                OpenBlasNative.openblas_set_num_threads(1);
-                final File file = library.getFile();
-                loaded = new OpenBlas(file == null ? candidate : file.getPath(),
-                    OpenBlasNative.openblas_get_corename(), OpenBlasNative.openblas_get_config());
+                loaded = bind(NativeLibrary.getInstance(candidate), candidate);
                 return loaded;
             }
             catch (final LinkageError | RuntimeException e)
             {
-                reasons.add(candidate + ": " + e.getMessage());
+                reasons.add(candidate + ": " + briefly(e.getMessage()));
             }
         }
         failure = "OpenBLAS cannot be loaded; tried " + String.join("; ", reasons);
         throw new IllegalStateException(failure);
+    }
+
+    private static OpenBlas bind(final NativeLibrary library, final String candidate)
+    {
+        for (final String symbol : OpenBlasNative.SYMBOLS)
+        {
+            library.getFunction(symbol);
+        }
+        OpenBlasNative.register(library);
+        OpenBlasNative.openblas_set_num_threads(1);
+        final File file = library.getFile();
+        return new OpenBlas(file == null ? candidate : file.getPath(), OpenBlasNative.openblas_get_corename(),
+            OpenBlasNative.openblas_get_config());
+    }
+
+    /** @return JNA's multi-line message on one line, without repeats or its class-path resource search. */
+    private static String briefly(final String message)
+    {
+        return String.valueOf(message).lines()
+            .map(String::strip)
+            .filter(line -> !line.startsWith("Native library ("))
+            .distinct()
+            .collect(Collectors.joining(" "));
     }
 
     private static List<String> candidates()

@@ -6,6 +6,7 @@ import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.ResultChecksum;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.graph.Tile;
+import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.kernels.graph.TileGraph;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,7 +60,7 @@ class StencilEngineTest
         final long budget = outOfCore ? quarterBudget(x, y, z, bx, by, bz) : 64L << 20;
         try (Spillway spillway = open(budget, policy))
         {
-            final TestEngineGraph graph = new TestEngineGraph(spillway);
+            final EngineGraph graph = new EngineGraph(spillway);
             run(stencil, graph);
             final Verification v = stencil.verify(graph);
             assertTrue(v.verified(), v.toString());
@@ -80,7 +81,7 @@ class StencilEngineTest
         final Stencil stencil = new Stencil(24, 20, 16, 2, 2, 2, SWEEPS, STEPS, Stencil.DEFAULT_VERIFY_LIMIT);
         try (Spillway spillway = open(64L << 20, "a,s,d"))
         {
-            final TileGraph graph = new GhostDroppingGraph(new TestEngineGraph(spillway));
+            final TileGraph graph = new GhostDroppingGraph(new EngineGraph(spillway));
             run(stencil, graph);
             final Verification v = stencil.verify(graph);
             assertFalse(v.verified(), v.toString());

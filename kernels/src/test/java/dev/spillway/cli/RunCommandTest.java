@@ -1,0 +1,135 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code spillway run}: the JSON it writes, its baselines and report, and each bad input refused by name. */
+class RunCommandTest
+{
+    @TempDir
+    Path tmp;
+
+    private final StringWriter err = new StringWriter();
+
+    private int run(final String... args)
+    {
+        final CommandLine cmd = SpillwayCli.commandLine();
+        cmd.setOut(new PrintWriter(new StringWriter(), true));
+        cmd.setErr(new PrintWriter(err, true));
+        return cmd.execute(args);
+    }
+
+    @Test
+    void luOutOfCoreWritesEveryKeyAndMatchesItsInCoreBaseline() throws IOException
+    {
+        final Path json = tmp.resolve("lu.json");
+        final Path report = tmp.resolve("lu.html");
+        assertEquals(0, run("run", "lu", "--n", "512", "--tile", "64", "--dram", "25%", "--workers", "2",
+            "--dir", tmp.resolve("spill").toString(), "--baseline", "incore", "--json", json.toString(),
+            "--report", report.toString()), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        for (final String key : new String[] {"kernel", "n", "tile", "dram_bytes", "data_bytes", "workers", "policy",
+            "time_s", "gflops", "bytes_read", "bytes_written", "verified", "residual", "result_checksum", "baseline",
+            "ratio"})
+        {
+            assertTrue(r.has(key), "missing " + key + " in " + r);
+        }
+        assertEquals("lu", r.get("kernel").asText());
+        assertEquals(512, r.get("n").asInt());
+        assertEquals(r.get("data_bytes").asLong() / 4, r.get("dram_bytes").asLong());
+        assertTrue(r.get("verified").asBoolean());
+        assertTrue(r.get("bytes_written").asLong() > 0, "a quarter budget never spilled");
+        assertEquals("incore", r.get("baseline").get("name").asText());
+        assertEquals(r.get("result_checksum").asText(), r.get("baseline").get("result_checksum").asText());
+        assertTrue(r.get("ratio").asDouble() > 0);
+        final String html = Files.readString(report);
+        assertTrue(html.contains("<svg") && html.contains("IO"), "report lacks the timeline");
+    }
+
+    @Test
+    void matmulAgainstMmapIsBitIdentical() throws IOException
+    {
+        final Path json = tmp.resolve("mm.json");
+        assertEquals(0, run("run", "matmul", "--n", "256", "--tile", "64", "--dram", "40%", "--dir",
+            tmp.resolve("spill").toString(), "--baseline", "mmap", "--json", json.toString()), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertEquals("mmap", r.get("baseline").get("name").asText());
+        assertTrue(r.get("bit_identical_to_baseline").asBoolean(), r::toString);
+    }
+
+    @Test
+    void stencilRunsVerified() throws IOException
+    {
+        final Path json = tmp.resolve("st.json");
+        assertEquals(0, run("run", "stencil", "--grid", "32,24,16", "--tile", "8", "--sweeps", "3", "--steps", "2",
+            "--dram", "50%", "--dir", tmp.resolve("spill").toString(), "--json", json.toString()), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertTrue(r.get("verified").asBoolean(), r::toString);
+        assertTrue(r.get("pinned_bytes").asLong() > 0);
+    }
+
+    @Test
+    void aSizeThatIsNotATileMultipleIsRefused()
+    {
+        assertEquals(1, run("run", "lu", "--n", "1000", "--tile", "128", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("--n 1000 is not a multiple of --tile 128"), err::toString);
+    }
+
+    @Test
+    void aBudgetBelowOneTasksWorkingSetIsRefused()
+    {
+        assertEquals(1, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("smaller than one task's working set"), err::toString);
+    }
+
+    @Test
+    void anUnwritableDirIsRefused()
+    {
+        assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--dir", "/proc/spillway-cannot-write"));
+        assertTrue(err.toString().contains("is not a writable directory"), err::toString);
+    }
+
+    @Test
+    void anUnknownPolicyLetterIsRefused()
+    {
+        assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("unknown policy letter 'q'"), err::toString);
+    }
+
+    @Test
+    void optionsOfAnotherKernelAreRefused()
+    {
+        assertEquals(2, run("run", "matmul", "--grid", "8,8,8"));
+        assertEquals(2, run("run", "lu", "--baseline", "disk"));
+    }
+
+    @Test
+    void kernelsBenchQuickRunsOneCappedConfiguration() throws IOException
+    {
+        final Path out = tmp.resolve("bench");
+        assertEquals(0, run("bench", "kernels", "--quick", "--kernel", "matmul", "--fractions", "50", "--dir",
+            tmp.resolve("spill").toString(), "--out", out.toString(), "--allowance", "400m"), err::toString);
+        final JsonNode rows = new ObjectMapper().readTree(out.resolve("rows.json").toFile());
+        assertEquals(1, rows.size());
+        final JsonNode row = rows.get(0);
+        for (final String key : new String[] {"kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s",
+            "mmap_time_s", "ratio_incore", "ratio_mmap", "bytes_read", "bytes_written", "verified"})
+        {
+            assertTrue(row.has(key), "missing " + key + " in " + row);
+        }
+        assertTrue(row.get("verified").asBoolean(), row::toString);
+        assertTrue(Files.readString(out.resolve("chart.html")).contains("<svg"));
+    }
+}

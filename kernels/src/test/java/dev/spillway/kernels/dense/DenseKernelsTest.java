@@ -1,0 +1,174 @@
+package dev.spillway.kernels.dense;
+
+import dev.spillway.Spillway;
+import dev.spillway.io.StoreKind;
+import dev.spillway.kernels.Kernel;
+import dev.spillway.kernels.KernelRunner;
+import dev.spillway.kernels.RunResult;
+import dev.spillway.kernels.blas.JavaBlas;
+import dev.spillway.kernels.blas.OpenBlas;
+import dev.spillway.kernels.blas.TileBlas;
+import dev.spillway.kernels.graph.EngineGraph;
+import dev.spillway.kernels.graph.MappedGraph;
+import dev.spillway.kernels.graph.Tile;
+import dev.spillway.kernels.graph.TileGraph;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Each dense kernel, with native and pure-Java BLAS, in core, out of core and on mapped files: verified by its
+ * residual, and bit-identical across the three graphs.
+ */
+class DenseKernelsTest
+{
+    @TempDir
+    Path dir;
+
+    static Stream<Arguments> cases()
+    {
+        final List<Arguments> cases = new ArrayList<>();
+        for (final String blas : List.of("openblas", "java"))
+        {
+            cases.add(Arguments.of(blas, "matmul"));
+            cases.add(Arguments.of(blas, "lu"));
+            cases.add(Arguments.of(blas, "lu-pivoting"));
+        }
+        return cases.stream();
+    }
+
+    static TileBlas blas(final String name)
+    {
+        if ("java".equals(name))
+        {
+            return new JavaBlas();
+        }
+        try
+        {
+            return OpenBlas.load();
+        }
+        catch (final RuntimeException | UnsatisfiedLinkError e)
+        {
+            if ("true".equals(System.getenv("CI")))
+            {
+                throw new AssertionError("OpenBLAS is required under CI=true: " + e, e);
+            }
+            Assumptions.abort("OpenBLAS not available: " + e);
+            return null;
+        }
+    }
+
+    static Kernel kernel(final String name, final TileBlas blas, final long budget)
+    {
+        switch (name)
+        {
+            case "matmul":
+                return new Gemm(384, 64, Gemm.blockFor(budget, 384, 64), blas);
+            case "lu":
+                return new Lu(384, 64, false, blas);
+            default:
+                return new Lu(384, 64, true, blas);
+        }
+    }
+
+    private Spillway engine(final long budget, final String policy, final String sub)
+    {
+        return Spillway.builder().workers(2).dramBudget(budget).store(StoreKind.DIRECT).storeDir(dir.resolve(sub))
+            .policy(policy).build();
+    }
+
+    @ParameterizedTest(name = "{1} with {0} BLAS")
+    @MethodSource("cases")
+    void verifiedAndBitIdenticalInCoreOutOfCoreAndMapped(final String blasName, final String kernelName)
+    {
+        final TileBlas blas = blas(blasName);
+        final long data = kernel(kernelName, blas, Long.MAX_VALUE).dataBytes();
+        final long budget = Math.max(data / 4, kernel(kernelName, blas, Long.MAX_VALUE).largestTaskBytes() + (1 << 20));
+
+        final RunResult outOfCore;
+        try (EngineGraph graph = new EngineGraph(engine(budget, "lu".startsWith(kernelName) ? "p,s,d" : "a,s,d", "ooc")))
+        {
+            outOfCore = KernelRunner.run(kernel(kernelName, blas, budget), graph, true, p -> { });
+            assertTrue(graph.stats().nvmBytesWritten() > 0, "never spilled: " + graph.stats());
+        }
+        assertTrue(outOfCore.verification().verified(), outOfCore.verification().toString());
+        assertTrue(outOfCore.bytesRead() > 0, "the compute phase read nothing from NVMe");
+
+        final RunResult inCore;
+        try (EngineGraph graph = new EngineGraph(engine(4 * data, "f", "incore")))
+        {
+            inCore = KernelRunner.run(kernel(kernelName, blas, budget), graph, true, p -> { });
+        }
+        assertTrue(inCore.verification().verified(), inCore.verification().toString());
+        assertEquals(0, inCore.bytesRead());
+
+        final RunResult mapped;
+        try (MappedGraph graph = new MappedGraph(dir.resolve("mapped"), 2))
+        {
+            mapped = KernelRunner.run(kernel(kernelName, blas, budget), graph, false, p -> { });
+        }
+        assertEquals(inCore.checksum(), outOfCore.checksum(), "out of core differs from in core");
+        assertEquals(inCore.checksum(), mapped.checksum(), "mapped files differ from in core");
+    }
+
+    @ParameterizedTest(name = "{1} with {0} BLAS")
+    @MethodSource("cases")
+    void aCorruptedResultFailsVerification(final String blasName, final String kernelName)
+    {
+        final TileBlas blas = blas(blasName);
+        final Kernel kernel = kernel(kernelName, blas, Long.MAX_VALUE);
+        try (EngineGraph graph = new EngineGraph(engine(4 * kernel.dataBytes(), "f", "corrupt")))
+        {
+            kernel.declare(graph);
+            kernel.initialize(graph);
+            kernel.compute(graph);
+            final List<Tile> results = kernel.results();
+            final Tile last = results.get(results.size() - 1);
+            graph.task("corrupt " + last.tag()).readWrite(last).submit(x ->
+            {
+                final var b = x.buffer(last);
+                for (int col = 0; col < 64; col++)
+                {
+                    final int at = (col * 64 + 63) << 3;
+                    b.putDouble(at, b.getDouble(at) + 1e-3);
+                }
+            });
+            graph.awaitAll();
+            assertFalse(kernel.verify(graph).verified(), "verification missed a corrupted last row");
+        }
+    }
+
+    @Test
+    void shapesThatAreNotTileMultiplesAreRefusedByName()
+    {
+        final TileBlas blas = new JavaBlas();
+        final Function<Integer, Exception> gemm = n -> assertThrows(IllegalArgumentException.class,
+            () -> new Gemm(n, 64, 1, blas));
+        assertTrue(gemm.apply(100).getMessage().contains("100"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Lu(130, 64, false, blas)).getMessage()
+            .contains("130"));
+    }
+
+    @Test
+    void gemmBlockGrowsWithTheBudget()
+    {
+        final long tile = 64L * 64 * 8;
+        assertEquals(1, Gemm.blockFor(6 * tile, 640, 64));
+        assertEquals(4, Gemm.blockFor(34 * tile, 640, 64));
+        assertEquals(10, Gemm.blockFor(1000 * tile, 640, 64));
+    }
+}
