@@ -73,8 +73,8 @@ class RunCommandTest
     void stencilRunsVerified() throws IOException
     {
         final Path json = tmp.resolve("st.json");
-        assertEquals(0, run("run", "stencil", "--grid", "32,24,16", "--tile", "8", "--sweeps", "3", "--steps", "2",
-            "--dram", "50%", "--dir", tmp.resolve("spill").toString(), "--json", json.toString()), err::toString);
+        assertEquals(0, run("run", "stencil", "--grid", "64,48,32", "--tile", "16", "--sweeps", "3", "--steps", "2",
+            "--dram", "80%", "--dir", tmp.resolve("spill").toString(), "--json", json.toString()), err::toString);
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertTrue(r.get("verified").asBoolean(), r::toString);
         assertTrue(r.get("pinned_bytes").asLong() > 0);

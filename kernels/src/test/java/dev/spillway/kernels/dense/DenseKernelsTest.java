@@ -36,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DenseKernelsTest
 {
+    private static final long TILE_BYTES = 64 * 64 * Double.BYTES;
+
     @TempDir
     Path dir;
 
@@ -97,7 +99,7 @@ class DenseKernelsTest
     {
         final TileBlas blas = blas(blasName);
         final long data = kernel(kernelName, blas, Long.MAX_VALUE).dataBytes();
-        final long budget = Math.max(data / 4, kernel(kernelName, blas, Long.MAX_VALUE).largestTaskBytes() + (1 << 20));
+        final long budget = Math.max(data / 4, kernel(kernelName, blas, Long.MAX_VALUE).largestTaskBytes() + 4 * TILE_BYTES);
 
         final RunResult outOfCore;
         try (EngineGraph graph = new EngineGraph(engine(budget, "lu".startsWith(kernelName) ? "p,s,d" : "a,s,d", "ooc")))
