@@ -180,8 +180,8 @@ final class KernelsBench implements Callable<Integer>
             case "lu":
                 return quick ? List.of("--n", "6144", "--tile", "512") : List.of("--n", "16384", "--tile", "1024");
             case "stencil":
-                return quick ? List.of("--grid", "384,384,192", "--sweeps", "10", "--steps", "3") :
-                    List.of("--grid", "1024,1024,256", "--sweeps", "40", "--steps", "3");
+                return quick ? List.of("--grid", "384,384,192", "--tile", "96", "--sweeps", "10", "--steps", "3") :
+                    List.of("--grid", "1024,1024,256", "--tile", "128", "--sweeps", "40", "--steps", "3");
             default:
                 throw new IllegalArgumentException("unknown kernel '" + kernel + "': use matmul, lu or stencil");
         }
