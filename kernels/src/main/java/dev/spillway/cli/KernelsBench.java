@@ -81,7 +81,7 @@ final class KernelsBench implements Callable<Integer>
     private final ObjectMapper mapper = new ObjectMapper();
 
     /** One child run's measurements. */
-    record Measured(double timeS, long bytesRead, long bytesWritten, boolean verified, String checksum, long peak,
+    record Measured(double timeS, long bytesRead, long bytesWritten, boolean verified, String checksum,
         String failure)
     {
         boolean ok()
@@ -258,11 +258,11 @@ final class KernelsBench implements Callable<Integer>
         if (failure != null)
         {
             System.err.printf("FAILED: %s (%.0f s)%n", failure, wall);
-            return new Measured(Double.NaN, 0, 0, false, "", peak, failure);
+            return new Measured(Double.NaN, 0, 0, false, "", failure);
         }
         final JsonNode r = mapper.readTree(result.toFile());
         final Measured m = new Measured(r.get("time_s").asDouble(), r.get("bytes_read").asLong(),
-            r.get("bytes_written").asLong(), r.get("verified").asBoolean(), r.get("result_checksum").asText(), peak, null);
+            r.get("bytes_written").asLong(), r.get("verified").asBoolean(), r.get("result_checksum").asText(), null);
         System.err.printf(Locale.ROOT, "%.2f s, read %.2f GB, wrote %.2f GB, peak %s%s%n", m.timeS(), m.bytesRead() / 1e9,
             m.bytesWritten() / 1e9, peak < 0 ? "n/a" : ByteSize.format(peak), verify ? (m.verified() ? ", verified" :
                 ", NOT VERIFIED") : "");

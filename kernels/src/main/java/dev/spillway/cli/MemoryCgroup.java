@@ -109,29 +109,25 @@ final class MemoryCgroup implements AutoCloseable
         }
     }
 
-    /** Reads the memory limit of the cgroup this process runs in. */
-    static final class Probe
+    /** @return whether this process runs in a memory cgroup limited below the machine's RAM. */
+    static boolean insideLimitedCgroup()
     {
-        /** @return whether this process runs under a memory limit below the machine's RAM. */
-        boolean insideLimitedCgroup()
+        try
         {
-            try
+            for (final String line : Files.readAllLines(Path.of("/proc/self/cgroup")))
             {
-                for (final String line : Files.readAllLines(Path.of("/proc/self/cgroup")))
+                final String[] parts = line.split(":", 3);
+                if (parts.length == 3 && parts[1].contains("memory"))
                 {
-                    final String[] parts = line.split(":", 3);
-                    if (parts.length == 3 && parts[1].contains("memory"))
-                    {
-                        final Path limit = ROOT.resolve(parts[2].substring(1)).resolve("memory.limit_in_bytes");
-                        return Files.exists(limit) && Long.parseLong(Files.readString(limit).trim()) < (1L << 50);
-                    }
+                    final Path limit = ROOT.resolve(parts[2].substring(1)).resolve("memory.limit_in_bytes");
+                    return Files.exists(limit) && Long.parseLong(Files.readString(limit).trim()) < (1L << 50);
                 }
             }
-            catch (final IOException | NumberFormatException e)
-            {
-                return false;
-            }
+        }
+        catch (final IOException | NumberFormatException e)
+        {
             return false;
         }
+        return false;
     }
 }

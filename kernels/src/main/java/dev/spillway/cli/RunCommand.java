@@ -134,13 +134,13 @@ final class RunCommand implements Callable<Integer>
                 System.err.println("spillway: " + graph.stats());
             }
         }
-        RunResult base2 = null;
+        RunResult baselineResult = null;
         if (!"none".equals(baseline))
         {
-            base2 = runBaseline(kernelKey, blas, budget, w, base);
+            baselineResult = runBaseline(kernelKey, blas, budget, w, base);
         }
-        final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, base2);
-        print(kernel, result, base2);
+        final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
+        print(kernel, result, baselineResult);
         if (json != null)
         {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
@@ -176,7 +176,7 @@ final class RunCommand implements Callable<Integer>
                 return runWithProgress(again, graph, "in-core baseline", false);
             }
         }
-        if (!new MemoryCgroup.Probe().insideLimitedCgroup())
+        if (!MemoryCgroup.insideLimitedCgroup())
         {
             System.err.println("spillway: note: the mmap baseline runs without a memory cap here, so the page cache " +
                 "may hold all the data; `spillway bench kernels` caps it with a cgroup");

@@ -24,12 +24,6 @@ public final class ResultChecksum
         }
     }
 
-    /** @return tiles recorded so far. */
-    public synchronized int tiles()
-    {
-        return crcByTag.size();
-    }
-
     /** @return 16 hex digits folding every tile's tag and CRC in tag order. */
     public synchronized String value()
     {

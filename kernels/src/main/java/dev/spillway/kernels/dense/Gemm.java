@@ -108,20 +108,21 @@ public final class Gemm implements Kernel
     @Override
     public void initialize(final TileGraph graph)
     {
-        for (final Object[] m : new Object[][] {{a, SEED_A}, {b, SEED_B}, {c, SEED_C}})
+        fill(graph, a, SEED_A);
+        fill(graph, b, SEED_B);
+        fill(graph, c, SEED_C);
+    }
+
+    private static void fill(final TileGraph graph, final TileMatrix matrix, final long seed)
+    {
+        for (int i = 0; i < matrix.nt; i++)
         {
-            final TileMatrix matrix = (TileMatrix)m[0];
-            final long seed = (Long)m[1];
-            for (int i = 0; i < matrix.nt; i++)
+            for (int j = 0; j < matrix.nt; j++)
             {
-                for (int j = 0; j < matrix.nt; j++)
-                {
-                    final Tile tile = matrix.at(i, j);
-                    final int ti = i;
-                    final int tj = j;
-                    graph.task("fill " + tile.tag()).write(tile)
-                        .submit(x -> matrix.fill(x.buffer(tile), ti, tj, seed, 0.0));
-                }
+                final Tile tile = matrix.at(i, j);
+                final int ti = i;
+                final int tj = j;
+                graph.task("fill " + tile.tag()).write(tile).submit(x -> matrix.fill(x.buffer(tile), ti, tj, seed, 0.0));
             }
         }
     }
