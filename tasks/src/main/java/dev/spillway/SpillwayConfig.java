@@ -1,5 +1,8 @@
 package dev.spillway;
 
+import dev.spillway.checkpoint.CheckpointMode;
+import dev.spillway.checkpoint.CheckpointPolicy;
+import dev.spillway.checkpoint.CheckpointStore;
 import dev.spillway.io.StoreKind;
 
 import java.nio.file.Path;
@@ -35,6 +38,11 @@ public final class SpillwayConfig
     private CloseMode closeMode = CloseMode.DRAIN;
     private int ringSize = Integer.getInteger("spillway.ringSize", 1 << 14);
     private long idleMaxParkNanos = Long.getLong("spillway.idleMaxParkNanos", 1_000_000L);
+    private CheckpointStore checkpointStore;
+    private CheckpointPolicy checkpointPolicy;
+    private CheckpointMode checkpointMode = CheckpointMode.valueOf(
+        System.getProperty("spillway.checkpointMode", "semi_blocking").toUpperCase(Locale.ROOT));
+    private double checkpointIoShare = Double.parseDouble(System.getProperty("spillway.checkpointIoShare", "0.25"));
     private boolean built;
 
     SpillwayConfig()
@@ -232,6 +240,44 @@ public final class SpillwayConfig
         return this;
     }
 
+    /**
+     * Take checkpoints into {@code store} when {@code policy} says so, and resume from the newest verified one when
+     * the store holds an unfinished run. Default none. The {@code resilience} module builds both
+     * ({@code dev.spillway.resilience.Checkpoints}). Restarting requires the program to submit the same tasks in the
+     * same order, and task bodies to be deterministic and to have no effects outside their data objects.
+     */
+    public SpillwayConfig checkpoints(final CheckpointStore store, final CheckpointPolicy policy)
+    {
+        checkNotBuilt();
+        this.checkpointStore = store;
+        this.checkpointPolicy = policy;
+        return this;
+    }
+
+    /**
+     * Whether a checkpoint holds tasks back only for the local capture or until it is durable. Default
+     * {@link CheckpointMode#SEMI_BLOCKING}; property {@code spillway.checkpointMode} ({@code semi_blocking} or
+     * {@code blocking}).
+     */
+    public SpillwayConfig checkpointMode(final CheckpointMode mode)
+    {
+        checkNotBuilt();
+        this.checkpointMode = mode;
+        return this;
+    }
+
+    /**
+     * The share of the IO thread's bytes that checkpoint writes get while out-of-core transfers wait too, in (0, 1).
+     * Neither side can starve the other: with both queued, the IO thread picks whichever is below its share. Default
+     * 0.25; property {@code spillway.checkpointIoShare}.
+     */
+    public SpillwayConfig checkpointIoShare(final double share)
+    {
+        checkNotBuilt();
+        this.checkpointIoShare = share;
+        return this;
+    }
+
     /** Validates the settings and opens a runtime. */
     public Spillway build()
     {
@@ -261,6 +307,10 @@ public final class SpillwayConfig
         require(cleanReserve >= 0 && cleanReserve < 1, "clean reserve must be in [0, 1), got " + cleanReserve);
         require(Integer.bitCount(ringSize) == 1, "ring size must be a power of two, got " + ringSize);
         require(storeDir != null, "store directory must be set");
+        require(checkpointIoShare > 0 && checkpointIoShare < 1,
+            "checkpoint IO share must be in (0, 1), got " + checkpointIoShare);
+        require((checkpointStore == null) == (checkpointPolicy == null),
+            "checkpoints need both a store and a policy");
         require(idleMaxParkNanos >= 1000, "idle max park must be at least 1000 ns, got " + idleMaxParkNanos);
     }
 
@@ -374,4 +424,28 @@ public final class SpillwayConfig
         return idleMaxParkNanos;
     }
 
+
+    /** @return the checkpoint store, or {@code null} when checkpoints are off. */
+    public CheckpointStore checkpointStore()
+    {
+        return checkpointStore;
+    }
+
+    /** @return the checkpoint policy, or {@code null} when checkpoints are off. */
+    public CheckpointPolicy checkpointPolicy()
+    {
+        return checkpointPolicy;
+    }
+
+    /** @return how checkpoints hold tasks back. */
+    public CheckpointMode checkpointMode()
+    {
+        return checkpointMode;
+    }
+
+    /** @return the checkpoint share of contended IO-thread bytes. */
+    public double checkpointIoShare()
+    {
+        return checkpointIoShare;
+    }
 }

@@ -1,0 +1,38 @@
+package dev.spillway.checkpoint;
+
+import java.io.IOException;
+import java.util.function.Consumer;
+
+/**
+ * Where a runtime's checkpoints live. {@link #restore} is called once, when the runtime opens; everything else
+ * from the IO thread.
+ */
+public interface CheckpointStore extends AutoCloseable
+{
+    /**
+     * Finds the newest generation whose manifest and every block verify. Generations that do not verify are
+     * reported through {@code log}, with the reason, and the next older one is tried.
+     *
+     * @return the generation to resume from, or {@code null} when there is none (a fresh directory, a finished run,
+     *         or no generation that verifies); the next generation number continues after any found.
+     */
+    RestorePoint restore(Consumer<String> log) throws IOException;
+
+    /** Starts writing the generation of {@code cut}; at most one is in flight. */
+    GenerationWriter begin(Cut cut) throws IOException;
+
+    /** @return the number the next generation should carry. */
+    long nextGeneration();
+
+    /** @return the epoch of this run: 0 on a fresh directory, one more than the restored generation's otherwise. */
+    long epoch();
+
+    /** Records, cheaply and without fsync, how many tasks this run has completed; read back after a crash. */
+    void progress(long completedTasks);
+
+    /** Marks the run finished: the next runtime opened on this directory starts afresh. */
+    void markComplete() throws IOException;
+
+    @Override
+    void close() throws IOException;
+}
