@@ -1,5 +1,6 @@
 package dev.spillway;
 
+import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.internal.Engine;
 
 import java.time.Duration;
@@ -114,6 +115,12 @@ public final class Spillway implements AutoCloseable
     public SpillwayStats stats()
     {
         return engine.stats();
+    }
+
+    /** @return what checkpointing did in this run, and what a restart restored. */
+    public CheckpointReport checkpointReport()
+    {
+        return engine.checkpointReport();
     }
 
     /** @return the settings in force. */

@@ -28,6 +28,7 @@ final class Admission
     private final ResidentObjects resident;
     private final Counters counters;
     private final PendingQueue pending;
+    private Checkpointer checkpointer;
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final int prefetchDepth;
     private final long cleanReserveBytes;
@@ -47,6 +48,11 @@ final class Admission
         this.pending = PendingQueue.of(config.ioOrder());
         this.prefetchDepth = config.prefetchDepth();
         this.cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
+    }
+
+    void checkpointer(final Checkpointer checkpointer)
+    {
+        this.checkpointer = checkpointer;
     }
 
     /** A task with data was submitted: a candidate for look-ahead until admitted. */
@@ -104,6 +110,11 @@ final class Admission
         TaskRecord t;
         while ((t = pending.peek()) != null)
         {
+            if (checkpointer != null && checkpointer.parks(t))
+            {
+                pending.pop();
+                continue;
+            }
             final long need = needBytes(t);
             t.needBytes = need;
             if (need > budget.available() && !makeRoom(t, need))
@@ -199,6 +210,10 @@ final class Admission
     private void admit(final TaskRecord t)
     {
         t.admitted = true;
+        if (checkpointer != null)
+        {
+            checkpointer.admitted(t);
+        }
         t.status(TaskStatus.FETCHING);
         for (int i = 0; i < t.refs.length; i++)
         {

@@ -3,6 +3,7 @@ package dev.spillway.internal;
 import dev.spillway.Data;
 import dev.spillway.memory.DataObject;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 /** The runtime's handle on a data object: the memory tier's record plus dependency state. */
@@ -17,11 +18,28 @@ final class DataRef implements Data
     final ArrayList<TaskRecord> readers = new ArrayList<>();
     /** IO thread: the failed task whose output this is, or null. */
     TaskRecord poisonedBy;
+    /** IO thread, with checkpoints on: submitted writers not yet finished, in order (created on first use). */
+    private ArrayDeque<TaskRecord> unfinishedWriters;
+    /** IO thread: writers finished since the last capture, and whether the latest left contents. */
+    long writesSinceSave;
+    boolean ioHasContents;
+    /** IO thread: the generation whose save of this object is pending, or -1; and writers parked until it is. */
+    long savePending = -1;
+    ArrayList<TaskRecord> parked;
 
     DataRef(final Engine engine, final String tag, final int size, final boolean pinned)
     {
         this.engine = engine;
         this.object = new DataObject(tag, size, pinned);
+    }
+
+    ArrayDeque<TaskRecord> unfinishedWriters()
+    {
+        if (unfinishedWriters == null)
+        {
+            unfinishedWriters = new ArrayDeque<>(4);
+        }
+        return unfinishedWriters;
     }
 
     @Override

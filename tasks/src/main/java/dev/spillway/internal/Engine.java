@@ -17,6 +17,9 @@ import dev.spillway.TaskBuilder;
 import dev.spillway.TaskFailedException;
 import dev.spillway.TaskHandle;
 import dev.spillway.WorkingSetTooLargeException;
+import dev.spillway.checkpoint.CheckpointReport;
+import dev.spillway.checkpoint.CheckpointStore;
+import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.io.Store;
 import dev.spillway.io.StoreSettings;
 import dev.spillway.io.Stores;
@@ -54,6 +57,7 @@ public final class Engine
     private static final long STALL_REPORT_NANOS = 10_000_000_000L;
     /** Tiles are page-aligned whatever the store needs, so DRAM accounting is the same for every store. */
     private static final int PAGE = 4096;
+    private static final long PROGRAM_HASH_SEED = 0xcbf29ce484222325L;
 
     final Counters counters = new Counters();
 
@@ -79,6 +83,12 @@ public final class Engine
     private final Object quiesce = new Object();
     private final Object closeLock = new Object();
     private final AtomicLong submitted = new AtomicLong();
+    private final Checkpointer checkpointer;
+    /** Restart: tasks below this sequence are skipped, their outputs restored; and the program's expected hash. */
+    private final RestorePoint restored;
+    private final long restoredFrontier;
+    /** Under the submit lock: hash of the tasks submitted so far. */
+    private long programHash = PROGRAM_HASH_SEED;
 
     private long nextSeq;
     private volatile boolean submitPaused;
@@ -91,10 +101,15 @@ public final class Engine
     public Engine(final SpillwayConfig config)
     {
         this.config = config;
+        final long restoreStart = System.nanoTime();
+        restored = restore(config.checkpointStore());
+        final double restoreSeconds = (System.nanoTime() - restoreStart) / 1e9;
+        restoredFrontier = restored == null ? 0 : restored.cut().frontier();
         try
         {
-            store = Stores.open(config.storeKind(), new StoreSettings(config.storeDir(), config.diskCap(),
+            final Store spill = Stores.open(config.storeKind(), new StoreSettings(config.storeDir(), config.diskCap(),
                 config.storeAverageBlock(), config.storeMaxBlocks()));
+            store = restored == null ? spill : new RestoringStore(spill, restored);
         }
         catch (final IOException e)
         {
@@ -125,7 +140,16 @@ public final class Engine
         agent = new IoAgent(this, poller, ready, live, counters);
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);
-        agent.wire(new Admission(agent, transfers, pool, resident, counters, config), transfers);
+        final Admission admission = new Admission(agent, transfers, pool, resident, counters, config);
+        checkpointer = config.checkpointStore() == null ? null : new Checkpointer(this, config.checkpointStore(),
+            config.checkpointPolicy(), config.checkpointMode(), config.checkpointIoShare(), pool, objects.values(),
+            restored, restoreSeconds);
+        if (checkpointer != null)
+        {
+            checkpointer.wire(agent, admission, live);
+            admission.checkpointer(checkpointer);
+        }
+        agent.wire(admission, transfers, checkpointer);
 
         ioIdle = new WakeableIdleStrategy(() -> ring.getCursor() > poller.getSequence().get(),
             config.idleMaxParkNanos());
@@ -135,6 +159,29 @@ public final class Engine
         {
             workerRunners[i] = new AgentRunner(ready.idleOf(i), this::onAgentError, null, workers[i]);
             AgentRunner.startOnThread(workerRunners[i], daemon());
+        }
+    }
+
+    /** Finds the generation to resume from, if checkpoints are on; reports rejected generations on stderr. */
+    private static RestorePoint restore(final CheckpointStore checkpoints)
+    {
+        if (checkpoints == null)
+        {
+            return null;
+        }
+        try
+        {
+            final RestorePoint point = checkpoints.restore(line -> System.err.println("spillway: " + line));
+            if (point != null)
+            {
+                System.err.println("spillway: resuming from checkpoint generation " + point.cut().generation() +
+                    ": tasks before #" + point.cut().frontier() + " are restored, not run");
+            }
+            return point;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("cannot read the checkpoint directory: " + e.getMessage(), e);
         }
     }
 
@@ -180,6 +227,10 @@ public final class Engine
             {
                 throw new IllegalArgumentException("data tag '" + tag + "' is already declared in this runtime");
             }
+            if (restored != null && restored.blocks().containsKey(tag))
+            {
+                restoreDeclared(ref);
+            }
             if (pinned)
             {
                 final long cost = pool.cost(size);
@@ -195,6 +246,23 @@ public final class Engine
             }
         }
         return ref;
+    }
+
+    /** A declared object whose contents are in the restored generation: it starts out in the store. */
+    private void restoreDeclared(final DataRef ref)
+    {
+        final int length = restored.blocks().get(ref.tag()).length();
+        if (length != ref.size())
+        {
+            objects.remove(ref.tag());
+            throw new IllegalArgumentException("data '" + ref.tag() + "' is declared with " + ref.size() +
+                " bytes, but checkpoint generation " + restored.cut().generation() + " holds " + length +
+                " bytes for it: the program differs from the one checkpointed");
+        }
+        ref.hasContents = true;
+        ref.ioHasContents = true;
+        ref.object.stored(true);
+        ref.object.residency(Residency.IN_NVM);
     }
 
     /** @return the declared object of {@code tag}, or null. */
@@ -259,15 +327,61 @@ public final class Engine
             }
             final TaskRecord t = new TaskRecord(this, name, body, refs, privileges, priority, nextSeq++,
                 owner(refs, privileges));
+            if (checkpointer != null)
+            {
+                programHash = hashTask(programHash, t);
+                t.prefixHash = programHash;
+                if (t.seq < restoredFrontier)
+                {
+                    return skipRestored(t);
+                }
+            }
             Counters.add(submitted, 1);
             if (refs.length == 0 && !submitPaused)
             {
                 submitWithoutData(t);
-                return t;
             }
-            publish(EngineEvent.Kind.SUBMIT, t, null);
+            else
+            {
+                publish(EngineEvent.Kind.SUBMIT, t, null);
+            }
             return t;
         }
+    }
+
+    /** A task before the restored cut: its outputs come from the checkpoint, so it is done without running. */
+    private TaskRecord skipRestored(final TaskRecord t)
+    {
+        if (t.seq == restoredFrontier - 1 && programHash != restored.cut().programHash())
+        {
+            throw new IllegalStateException("task '" + t.name + "' (#" + t.seq + ") ends a program that differs " +
+                "from the one checkpointed in generation " + restored.cut().generation() + " (hash " +
+                Long.toHexString(programHash) + ", checkpoint " + Long.toHexString(restored.cut().programHash()) +
+                "): names, data or privileges of the tasks before the cut changed; use a fresh checkpoint directory");
+        }
+        t.finish(TaskStatus.DONE, null);
+        return t;
+    }
+
+    private static long hashTask(final long hash, final TaskRecord t)
+    {
+        long h = mix(hash, t.name.hashCode());
+        for (int i = 0; i < t.refs.length; i++)
+        {
+            h = mix(mix(h, t.refs[i].tag().hashCode()), t.privileges[i].ordinal());
+        }
+        return h;
+    }
+
+    private static long mix(final long h, final int v)
+    {
+        return (h ^ v) * 0x100000001b3L;
+    }
+
+    /** IO thread: an internal task (a checkpoint save) joins the count awaited by {@link #awaitAll}. */
+    void countInternal()
+    {
+        Counters.add(submitted, 1);
     }
 
     /**
@@ -505,6 +619,13 @@ public final class Engine
             io.getValueAtPercentile(99));
     }
 
+    /** @return what checkpointing did; {@code enabled} is false when it is off. */
+    public CheckpointReport checkpointReport()
+    {
+        return checkpointer == null ? new CheckpointReport(false, config.checkpointMode(), "off", 0, 0, 0, 0, 0, 0, 0,
+            -1, 0, 0, 0, 0, 0, 0, "") : checkpointer.report(config.checkpointMode());
+    }
+
     /** @return the configuration this runtime was opened with. */
     public SpillwayConfig config()
     {
@@ -547,8 +668,13 @@ public final class Engine
                 stop(r);
             }
             stop(ioRunner);
-            releaseAll();
             closeReport = report(mode, counters.cancelled - cancelledBefore);
+            if (checkpointer != null)
+            {
+                checkpointer.close(mode == CloseMode.DRAIN && closeReport.failed() == 0 &&
+                    closeReport.cancelled() == 0 && fatal == null);
+            }
+            releaseAll();
         }
         return closeReport;
     }

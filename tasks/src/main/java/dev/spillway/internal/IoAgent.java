@@ -34,6 +34,7 @@ final class IoAgent implements Agent
     private final AtomicLong finished = new AtomicLong();
     private Admission admission;
     private Transfers transfers;
+    private Checkpointer checkpointer;
 
     private boolean cancelling;
     private long tick;
@@ -52,10 +53,11 @@ final class IoAgent implements Agent
         this.counters = counters;
     }
 
-    void wire(final Admission admission, final Transfers transfers)
+    void wire(final Admission admission, final Transfers transfers, final Checkpointer checkpointer)
     {
         this.admission = admission;
         this.transfers = transfers;
+        this.checkpointer = checkpointer;
     }
 
     /** @return tasks finished through the IO thread (any thread may ask). */
@@ -107,11 +109,7 @@ final class IoAgent implements Agent
         {
             work += admission.admit();
         }
-        if (transfers.runOne() > 0)
-        {
-            work++;
-            admission.changed();
-        }
+        work += moveData();
         if (work == 0 && !paused)
         {
             work += admission.lookAhead();
@@ -122,6 +120,44 @@ final class IoAgent implements Agent
             engine.quiesceCheck();
         }
         return work;
+    }
+
+    /** Runs one checkpoint write or one transfer; with both waiting, checkpoint writes get their share of bytes. */
+    private int moveData()
+    {
+        final Checkpointer c = checkpointer;
+        if (c == null)
+        {
+            return transfer();
+        }
+        c.tick(System.nanoTime());
+        final boolean transfersWaiting = !transfers.isEmpty();
+        if (c.hasWrites() && c.ckptTurn(transfersWaiting))
+        {
+            c.writeOne(transfersWaiting);
+            return 1;
+        }
+        final int bytes = transfers.runOne();
+        if (bytes == 0)
+        {
+            return 0;
+        }
+        if (c.hasWrites())
+        {
+            c.transferWhileWaiting(bytes);
+        }
+        admission.changed();
+        return 1;
+    }
+
+    private int transfer()
+    {
+        if (transfers.runOne() == 0)
+        {
+            return 0;
+        }
+        admission.changed();
+        return 1;
     }
 
     private boolean onEvent(final EngineEvent e, final long sequence, final boolean endOfBatch)
@@ -145,6 +181,25 @@ final class IoAgent implements Agent
         }
         e.clear();
         return true;
+    }
+
+    /**
+     * Submits a checkpoint save task, created on the IO thread: it waits only for {@code lastWriter} (the object's
+     * last writer before the cut, or null) and leaves the object's dependency state alone.
+     */
+    void submitSave(final TaskRecord t, final TaskRecord lastWriter)
+    {
+        live.add(t);
+        if (lastWriter != null && !lastWriter.isDone())
+        {
+            edge(lastWriter, t, scratchPreds);
+            t.predecessors = scratchPreds.toArray(new TaskRecord[0]);
+            scratchPreds.clear();
+        }
+        if (t.pendingDeps == 0)
+        {
+            depsMet.add(t);
+        }
     }
 
     private void onSubmit(final TaskRecord t)
@@ -180,6 +235,10 @@ final class IoAgent implements Agent
                 }
                 r.readers.clear();
                 r.lastWriter = t;
+                if (checkpointer != null && !t.saveTask)
+                {
+                    r.unfinishedWriters().addLast(t);
+                }
             }
         }
         if (t.refs.length > 0)
@@ -279,6 +338,11 @@ final class IoAgent implements Agent
             cancel(t);
             return;
         }
+        if (t.saveTask)
+        {
+            checkpointer.capture(t);
+            return;
+        }
         t.status(TaskStatus.READY);
         ready.offer(t);
     }
@@ -327,6 +391,23 @@ final class IoAgent implements Agent
                 error, error));
         }
     }
+
+    /** A checkpoint save task has its object captured: releases the object, as a finished reader would. */
+    void finishSave(final TaskRecord t)
+    {
+        final DataObject o = t.refs[0].object;
+        o.release();
+        o.touch(++tick);
+        admission.changed();
+        finish(t, TaskStatus.DONE, null);
+    }
+
+    /** A task held back by a checkpoint may be admitted. */
+    void unpark(final TaskRecord t)
+    {
+        admission.enqueue(t);
+    }
+
 
     /** Fails a task that did not run; what it would have produced is marked as lost. */
     void fail(final TaskRecord t, final TaskFailedException cause)
@@ -384,6 +465,18 @@ final class IoAgent implements Agent
         {
             live.remove(t);
         }
+        if (checkpointer != null)
+        {
+            if (!t.saveTask && t.refs.length > 0)
+            {
+                written(t, outcome == TaskStatus.DONE);
+                checkpointer.userFinished(t, outcome == TaskStatus.DONE);
+            }
+            else if (outcome != TaskStatus.DONE)
+            {
+                checkpointer.saveLost(t);
+            }
+        }
         final ArrayList<TaskRecord> succ = t.successors;
         t.successors = null;
         if (succ != null)
@@ -398,6 +491,33 @@ final class IoAgent implements Agent
             }
         }
         Counters.add(finished, 1);
+    }
+
+    /** A writer finished: it leaves its objects' chains of unfinished writers (in order, but for cancellations). */
+    private static void written(final TaskRecord t, final boolean ok)
+    {
+        for (int i = 0; i < t.refs.length; i++)
+        {
+            final Privilege p = t.privileges[i];
+            if (p == Privilege.READ)
+            {
+                continue;
+            }
+            final DataRef r = t.refs[i];
+            if (r.unfinishedWriters().peekFirst() == t)
+            {
+                r.unfinishedWriters().pollFirst();
+            }
+            else
+            {
+                r.unfinishedWriters().remove(t);
+            }
+            if (ok)
+            {
+                r.writesSinceSave++;
+                r.ioHasContents = p != Privilege.SCRATCH;
+            }
+        }
     }
 
     /** Fails every task not yet running: blocked, pending, fetching or ready. */

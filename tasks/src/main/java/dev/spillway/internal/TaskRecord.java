@@ -49,6 +49,13 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     long needBytes;
     /** Set before the task is queued: the worker, not the IO thread, records its outcome. */
     boolean completesOnWorker;
+    /** An internal task that saves its one object for a checkpoint (see {@link Checkpointer}). */
+    boolean saveTask;
+    long saveGeneration;
+    /** When the task was parked by a checkpoint, or 0. */
+    long heldSince;
+    /** Submit side: the hash of the program up to and including this task (checkpoints only). */
+    long prefixHash;
     TaskRecord livePrev;
     TaskRecord liveNext;
 

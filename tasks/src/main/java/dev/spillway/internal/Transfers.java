@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import dev.spillway.TaskFailedException;
+import dev.spillway.io.CrashPoints;
 import dev.spillway.io.Store;
 import dev.spillway.memory.BufferPool;
 import dev.spillway.memory.DataObject;
@@ -59,7 +60,7 @@ final class Transfers
         return queue.size();
     }
 
-    /** Runs the next transfer; returns 1 if there was one. */
+    /** Runs the next transfer; returns the bytes it moved or allocated, 0 if there was none. */
     int runOne()
     {
         final DataObject o = queue.pollFirst();
@@ -85,7 +86,7 @@ final class Transfers
         {
             trace.record(0, what + o.tag(), "io", start, end);
         }
-        return 1;
+        return o.size();
     }
 
     private void fetch(final DataObject o)
@@ -163,6 +164,7 @@ final class Transfers
         }
         try
         {
+            CrashPoints.hit(CrashPoints.SPILL_WRITE);
             store.write(o.tag(), src, o.version());
         }
         catch (final IOException e)

@@ -1,0 +1,203 @@
+package dev.spillway.checkpoint;
+
+import dev.spillway.Data;
+import dev.spillway.CloseMode;
+import dev.spillway.Spillway;
+import dev.spillway.SpillwayConfig;
+import dev.spillway.io.StoreKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The runtime's side of checkpoints: cuts, save tasks, skipping restored tasks, with a heap store. */
+class CheckpointEngineTest
+{
+    private static final int OBJECTS = 12;
+    private static final int SIZE = 64 << 10;
+    private static final int TASKS = 240;
+
+    @TempDir
+    Path dir;
+
+    private static CheckpointPolicy everyTasks(final long n)
+    {
+        return new CheckpointPolicy()
+        {
+            @Override
+            public boolean due(final long tasksSinceCut, final long nanosSinceCut)
+            {
+                return tasksSinceCut >= n;
+            }
+
+            @Override
+            public void committed(final CheckpointCost cost)
+            {
+            }
+
+            @Override
+            public String describe()
+            {
+                return "every " + n + " tasks";
+            }
+        };
+    }
+
+    private SpillwayConfig config(final int workers, final long budget)
+    {
+        return Spillway.builder().storeDir(dir).store(StoreKind.DIRECT).dramBudget(budget).workers(workers)
+            .storeSizing(256, SIZE);
+    }
+
+    /**
+     * Runs the program: each task updates one object from itself and another, so every result depends on the whole
+     * history. Task {@code failAt} throws (a crash stand-in); returns the final checksum, or 0 if it failed.
+     */
+    private static long program(final Spillway sw, final int failAt)
+    {
+        final Data[] d = new Data[OBJECTS];
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            d[i] = sw.data("x" + i, SIZE);
+            final int seed = i;
+            sw.task("init " + i).write(d[i]).submit(ctx -> fill(ctx.buffer(d[seed]), seed));
+        }
+        for (int k = 0; k < TASKS; k++)
+        {
+            final int out = k % OBJECTS;
+            final int in = (k * 7 + 3) % OBJECTS == out ? (out + 1) % OBJECTS : (k * 7 + 3) % OBJECTS;
+            final int step = k;
+            sw.task("step " + k).readWrite(d[out]).read(d[in]).submit(ctx ->
+            {
+                if (step == failAt)
+                {
+                    throw new IllegalStateException("injected failure at step " + step);
+                }
+                final ByteBuffer o = ctx.buffer(d[out]);
+                final ByteBuffer r = ctx.buffer(d[in]);
+                for (int j = 0; j + 8 <= SIZE; j += 8)
+                {
+                    o.putLong(j, o.getLong(j) * 31 + r.getLong(j) + step);
+                }
+            });
+        }
+        final AtomicLong sum = new AtomicLong();
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            final Data x = d[i];
+            sw.task("sum " + i).read(x).submit(ctx ->
+            {
+                final ByteBuffer b = ctx.buffer(x);
+                long s = 0;
+                for (int j = 0; j + 8 <= SIZE; j += 8)
+                {
+                    s = s * 1_000_003 + b.getLong(j);
+                }
+                synchronized (sum)
+                {
+                    sum.set(sum.get() * 7 + s);
+                }
+            }).join();
+        }
+        return sum.get();
+    }
+
+    private static void fill(final ByteBuffer b, final long seed)
+    {
+        for (int j = 0; j + 8 <= b.capacity() && j + 8 <= SIZE; j += 8)
+        {
+            b.putLong(j, seed * 1_000_000_007L + j);
+        }
+    }
+
+    private long golden()
+    {
+        try (Spillway sw = config(2, 1 << 20).build())
+        {
+            return program(sw, -1);
+        }
+    }
+
+    @Test
+    void checkpointsDoNotChangeTheResult()
+    {
+        final long golden = golden();
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        final CheckpointReport report;
+        final long result;
+        try (Spillway sw = config(2, 256 << 10).checkpoints(store, everyTasks(20)).build())
+        {
+            result = program(sw, -1);
+            report = sw.checkpointReport();
+        }
+        assertEquals(golden, result);
+        assertTrue(report.committed() >= 2, report.toString());
+        assertTrue(report.objectsSaved() > 0 && report.bytesWritten() > 0, report.toString());
+        assertEquals(0, report.abandoned(), report.toString());
+    }
+
+    @Test
+    void aFailedRunResumesFromItsLastCutWithFewerWorkersAndLessDram()
+    {
+        final long golden = golden();
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        try (Spillway sw = config(2, 512 << 10).checkpoints(store, everyTasks(10)).closeMode(CloseMode.CANCEL).build())
+        {
+            assertEquals(0, program(sw, 170));
+        }
+        catch (final RuntimeException expected)
+        {
+            assertTrue(expected.getMessage().contains("step 170") || expected.getMessage().contains("sum"),
+                expected.getMessage());
+        }
+        assertTrue(store.generations() >= 1);
+        final CheckpointReport report;
+        final long result;
+        try (Spillway sw = config(1, 256 << 10).checkpoints(store, everyTasks(25)).build())
+        {
+            result = program(sw, -1);
+            report = sw.checkpointReport();
+        }
+        assertEquals(golden, result);
+        assertTrue(report.restoredGeneration() >= 0, report.toString());
+        assertTrue(report.restoredTasks() > 0 && report.restoredTasks() <= 170 + OBJECTS, report.toString());
+        try (Spillway sw = config(2, 256 << 10).checkpoints(store, everyTasks(25)).build())
+        {
+            assertEquals(-1, sw.checkpointReport().restoredGeneration(), "a finished run is not resumed");
+            assertEquals(golden, program(sw, -1));
+        }
+    }
+
+    @Test
+    void aDifferentProgramIsRefused()
+    {
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        try (Spillway sw = config(2, 512 << 10).checkpoints(store, everyTasks(25)).closeMode(CloseMode.CANCEL).build())
+        {
+            program(sw, 150);
+        }
+        catch (final RuntimeException expected)
+        {
+            assertNotEquals(null, expected.getMessage());
+        }
+        try (Spillway sw = config(2, 512 << 10).checkpoints(store, everyTasks(25)).closeMode(CloseMode.CANCEL).build())
+        {
+            final Data a = sw.data("other", 4096);
+            final IllegalStateException e = assertThrows(IllegalStateException.class, () ->
+            {
+                for (int k = 0; k < 1000; k++)
+                {
+                    sw.task("other " + k).write(a).submit(ctx -> { });
+                }
+            });
+            assertTrue(e.getMessage().contains("differs"), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package dev.spillway.checkpoint;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/** A checkpoint store in the heap, for engine tests: committed generations survive a runtime's close. */
+final class MemoryCheckpointStore implements CheckpointStore
+{
+    private final TreeMap<Long, Generation> committed = new TreeMap<>();
+    private long next;
+    private long epoch;
+    private long progress = -1;
+    private boolean complete;
+    int begun;
+
+    @Override
+    public RestorePoint restore(final Consumer<String> log)
+    {
+        if (complete || committed.isEmpty())
+        {
+            committed.clear();
+            complete = false;
+            return null;
+        }
+        final Generation g = committed.lastEntry().getValue();
+        epoch = g.cut.epoch() + 1;
+        final long before = progress;
+        return new RestorePoint()
+        {
+            @Override
+            public Cut cut()
+            {
+                return g.cut;
+            }
+
+            @Override
+            public Map<String, Block> blocks()
+            {
+                final Map<String, Block> m = new HashMap<>();
+                g.blocks.forEach((tag, bytes) -> m.put(tag, new Block(bytes.length, 0)));
+                return m;
+            }
+
+            @Override
+            public int read(final String tag, final ByteBuffer dst)
+            {
+                final byte[] bytes = g.blocks.get(tag);
+                dst.duplicate().put(bytes);
+                return bytes.length;
+            }
+
+            @Override
+            public String explanation()
+            {
+                return "generation " + g.cut.generation();
+            }
+
+            @Override
+            public double readSeconds()
+            {
+                return 0;
+            }
+
+            @Override
+            public double verifySeconds()
+            {
+                return 0;
+            }
+
+            @Override
+            public long previousRunCompleted()
+            {
+                return before;
+            }
+        };
+    }
+
+    @Override
+    public GenerationWriter begin(final Cut cut)
+    {
+        begun++;
+        next = cut.generation() + 1;
+        final Generation g = new Generation(cut,
+            committed.isEmpty() ? new HashMap<>() : new HashMap<>(committed.lastEntry().getValue().blocks));
+        return new GenerationWriter()
+        {
+            @Override
+            public Cut cut()
+            {
+                return cut;
+            }
+
+            @Override
+            public void save(final String tag, final ByteBuffer src, final long version)
+            {
+                final byte[] bytes = new byte[src.remaining()];
+                src.duplicate().get(bytes);
+                g.blocks.put(tag, bytes);
+            }
+
+            @Override
+            public long commit()
+            {
+                committed.put(cut.generation(), g);
+                return 0;
+            }
+
+            @Override
+            public void abandon()
+            {
+            }
+        };
+    }
+
+    @Override
+    public long nextGeneration()
+    {
+        return next;
+    }
+
+    @Override
+    public long epoch()
+    {
+        return epoch;
+    }
+
+    @Override
+    public void progress(final long completedTasks)
+    {
+        progress = completedTasks;
+    }
+
+    @Override
+    public void markComplete()
+    {
+        complete = true;
+    }
+
+    @Override
+    public void close()
+    {
+    }
+
+    int generations()
+    {
+        return committed.size();
+    }
+
+    private record Generation(Cut cut, Map<String, byte[]> blocks)
+    {
+    }
+}
