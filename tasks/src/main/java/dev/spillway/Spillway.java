@@ -117,6 +117,16 @@ public final class Spillway implements AutoCloseable
         return engine.stats();
     }
 
+    /**
+     * Takes no checkpoint after this call (one in flight still commits). Call it before tasks whose effects reach
+     * outside their data objects, such as verification or output: a restart skips every task before a cut, so a
+     * cut among such tasks would lose their effects.
+     */
+    public void stopCheckpoints()
+    {
+        engine.stopCheckpoints();
+    }
+
     /** @return what checkpointing did in this run, and what a restart restored. */
     public CheckpointReport checkpointReport()
     {

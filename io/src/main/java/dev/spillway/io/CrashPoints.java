@@ -11,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class CrashPoints
 {
-    /** Inside a task body (called by test programs). */
+    /** On a worker, as a task body starts. */
     public static final String IN_TASK = "task.body";
     /** On the IO thread, while capturing objects for a checkpoint. */
     public static final String CAPTURE = "ckpt.capture";

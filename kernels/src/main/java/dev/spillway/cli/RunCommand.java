@@ -18,6 +18,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import dev.spillway.checkpoint.CheckpointMode;
+import dev.spillway.checkpoint.CheckpointReport;
+import dev.spillway.resilience.Checkpoints;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -90,6 +93,23 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--no-verify", hidden = true, description = "Skip verification; the checksum is still computed.")
     private boolean noVerify;
 
+    @Option(names = "--checkpoint-dir", paramLabel = "DIR", description = "Take checkpoints into DIR; running the " +
+        "same command again resumes from the newest verified one (a finished run's checkpoint is not resumed).")
+    private Path checkpointDir;
+
+    @Option(names = "--checkpoint-every", paramLabel = "N|Ns|auto", defaultValue = "auto",
+        description = "Checkpoint every N finished tasks, every N seconds (30s), or at the Young/Daly interval from " +
+            "the measured checkpoint cost and --mtbf (default: ${DEFAULT-VALUE}).")
+    private String checkpointEvery;
+
+    @Option(names = "--mtbf", paramLabel = "SECONDS", description = "Mean time between failures for " +
+        "--checkpoint-every auto (default: observed from earlier restarts in DIR, else 24 h).")
+    private Double mtbf;
+
+    @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
+        description = "semi_blocking or blocking (bench checkpoint compares them).")
+    private CheckpointMode checkpointMode;
+
     @Override
     public Integer call() throws Exception
     {
@@ -110,6 +130,10 @@ final class RunCommand implements Callable<Integer>
         final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
             .policy(letters);
         checkBudget(kernel, budget);
+        if (checkpointDir != null)
+        {
+            Checkpoints.configure(config, checkpointDir, checkpointEvery, mtbf).checkpointMode(checkpointMode);
+        }
         final Path trace = report == null ? null : Files.createTempFile("spillway-trace", ".json");
         if (trace != null)
         {
@@ -122,6 +146,7 @@ final class RunCommand implements Callable<Integer>
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunResult result;
+        CheckpointReport checkpoints = null;
         if ("mmap".equals(graphKind))
         {
             result = runMapped(kernel, base, w, "mmap", !noVerify);
@@ -132,6 +157,7 @@ final class RunCommand implements Callable<Integer>
             {
                 result = runWithProgress(kernel, graph, "spillway", !noVerify);
                 System.err.println("spillway: " + graph.stats());
+                checkpoints = graph.checkpointReport();
             }
         }
         RunResult baselineResult = null;
@@ -140,7 +166,15 @@ final class RunCommand implements Callable<Integer>
             baselineResult = runBaseline(kernelKey, blas, budget, w, base);
         }
         final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
+        if (checkpoints != null && checkpoints.enabled())
+        {
+            CheckpointSummary.put(checkpoints, out);
+        }
         print(kernel, result, baselineResult);
+        if (checkpoints != null && checkpoints.enabled())
+        {
+            System.out.print(CheckpointSummary.describe(checkpoints));
+        }
         if (json != null)
         {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);

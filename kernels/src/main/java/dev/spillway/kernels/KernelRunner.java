@@ -43,6 +43,7 @@ public final class KernelRunner
             kernel.compute(graph);
             graph.awaitAll();
             end = System.nanoTime();
+            graph.endCheckpoints();
             computed = since(before, graph.progress());
         }
         finally

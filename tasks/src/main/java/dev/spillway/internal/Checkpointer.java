@@ -61,6 +61,7 @@ final class Checkpointer
     private boolean failedBeforeCut;
     /** A task failed: the data may be poisoned, so no later cut is taken. */
     private boolean failed;
+    private volatile boolean stopped;
     private long cutNanos;
     private long blockAtCut;
     private long genBytes;
@@ -117,6 +118,12 @@ final class Checkpointer
         this.live = live;
     }
 
+    /** Any thread: no cut after this one; a generation in flight still commits. */
+    void stop()
+    {
+        stopped = true;
+    }
+
     /** IO thread: a task was admitted; the next cut's frontier lies past the latest one. */
     void admitted(final TaskRecord t)
     {
@@ -129,7 +136,7 @@ final class Checkpointer
     /** IO thread: takes a cut if none is in flight, tasks were admitted since the last, and the policy says so. */
     private void maybeCut(final long now)
     {
-        if (writer != null || failed || latestAdmitted == null || latestAdmitted.seq + 1 <= lastCommittedFrontier ||
+        if (writer != null || failed || stopped || latestAdmitted == null || latestAdmitted.seq + 1 <= lastCommittedFrontier ||
             !policy.due(userFinished - finishedAtCut, now - lastCutNanos))
         {
             return;

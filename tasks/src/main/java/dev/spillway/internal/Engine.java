@@ -262,6 +262,7 @@ public final class Engine
         ref.hasContents = true;
         ref.ioHasContents = true;
         ref.object.stored(true);
+        ref.object.discardable(false);
         ref.object.residency(Residency.IN_NVM);
     }
 
@@ -617,6 +618,15 @@ public final class Engine
             failed, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
             run.getValueAtPercentile(50), run.getValueAtPercentile(99), io.getValueAtPercentile(50),
             io.getValueAtPercentile(99));
+    }
+
+    /** Takes no further checkpoints. */
+    public void stopCheckpoints()
+    {
+        if (checkpointer != null)
+        {
+            checkpointer.stop();
+        }
     }
 
     /** @return what checkpointing did; {@code enabled} is false when it is off. */

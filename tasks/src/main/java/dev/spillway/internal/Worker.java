@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.io.CrashPoints;
 import net.openhft.affinity.AffinityLock;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.concurrent.Agent;
@@ -84,6 +85,7 @@ final class Worker implements Agent
         }
         try
         {
+            CrashPoints.hit(CrashPoints.IN_TASK);
             t.body.run(ctx);
         }
         catch (final Throwable e)

@@ -101,6 +101,18 @@ public final class EngineGraph implements TileGraph
     }
 
     @Override
+    public void endCheckpoints()
+    {
+        spillway.stopCheckpoints();
+    }
+
+    /** @return what checkpointing did, and what a restart restored. */
+    public dev.spillway.checkpoint.CheckpointReport checkpointReport()
+    {
+        return spillway.checkpointReport();
+    }
+
+    @Override
     public void close()
     {
         spillway.close();

@@ -20,6 +20,14 @@ public interface TileGraph extends AutoCloseable
     /** Waits for every submitted task; rethrows the first failure with the task's name. */
     void awaitAll();
 
+    /**
+     * Ends the phase that checkpoints may cover: later tasks (verification, checksums) have effects outside their
+     * tiles, so a restart must run them again. Graphs without checkpoints ignore it.
+     */
+    default void endCheckpoints()
+    {
+    }
+
     /** @return counters for progress output. */
     GraphProgress progress();
 

@@ -1,0 +1,44 @@
+package dev.spillway.rdma;
+
+import java.nio.ByteBuffer;
+
+/** Argument checks shared by the transports; each message names the rank and the operation. */
+final class Checks
+{
+    private Checks()
+    {
+    }
+
+    static void direct(final ByteBuffer buffer, final String operation)
+    {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException(operation + ": the buffer must be direct (off-heap)");
+        }
+    }
+
+    static void rank(final int rank, final int size, final String operation)
+    {
+        if (rank < 0 || rank >= size)
+        {
+            throw new IllegalArgumentException(operation + ": rank " + rank + " is outside 0.." + (size - 1));
+        }
+    }
+
+    static void header(final Header header, final int self)
+    {
+        if (header.rank() != Header.NO_RANK && header.rank() != self)
+        {
+            throw new IllegalArgumentException("send from rank " + self + " tag " + header.tag() +
+                ": header names rank " + header.rank() + " as sender");
+        }
+    }
+
+    static void windowSize(final String name, final long size)
+    {
+        if (size < Long.BYTES)
+        {
+            throw new IllegalArgumentException("window '" + name + "': size " + size + " < 8 bytes");
+        }
+    }
+}

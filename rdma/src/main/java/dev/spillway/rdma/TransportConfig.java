@@ -1,0 +1,314 @@
+package dev.spillway.rdma;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where a rank sits in the job and how long it waits. Built with {@link #builder()} or read from the environment with
+ * {@link #fromEnvironment()}:
+ * <ul>
+ * <li>{@code SPILLWAY_RANK}: this process's rank, 0 to size - 1. Rank 0 is the coordinator.</li>
+ * <li>{@code SPILLWAY_SIZE}: the number of ranks in the job, at least 1.</li>
+ * <li>{@code SPILLWAY_COORDINATOR}: {@code host:port} of the rendezvous: rank 0 listens there, the others connect.
+ * It must be a loopback address unless {@link Builder#allowNonLoopback} is set in code.</li>
+ * <li>{@code SPILLWAY_SECRET}: the job secret, at least 16 characters, the same at every rank. Each connection proves
+ * knowledge of it (HMAC-SHA256 challenge-response, both ways). It is never printed.</li>
+ * </ul>
+ */
+public final class TransportConfig
+{
+    /** Environment variable naming this rank. */
+    public static final String RANK_ENV = "SPILLWAY_RANK";
+    /** Environment variable naming the number of ranks. */
+    public static final String SIZE_ENV = "SPILLWAY_SIZE";
+    /** Environment variable naming the coordinator's {@code host:port}. */
+    public static final String COORDINATOR_ENV = "SPILLWAY_COORDINATOR";
+    /** Environment variable holding the job secret. */
+    public static final String SECRET_ENV = "SPILLWAY_SECRET";
+    /** Shortest accepted secret, in bytes. */
+    public static final int MIN_SECRET_BYTES = 16;
+
+    private final int rank;
+    private final int size;
+    private final InetSocketAddress coordinator;
+    private final byte[] secret;
+    private final boolean allowNonLoopback;
+    private final Duration connectTimeout;
+    private final Duration operationTimeout;
+    private final Duration failureTimeout;
+    private final Duration idleMaxPark;
+    private final boolean peerErrorHandling;
+
+    private TransportConfig(final Builder b)
+    {
+        rank = b.rank;
+        size = b.size;
+        coordinator = Objects.requireNonNull(b.coordinator, "coordinator");
+        secret = Objects.requireNonNull(b.secret, "secret").clone();
+        allowNonLoopback = b.allowNonLoopback;
+        connectTimeout = b.connectTimeout;
+        operationTimeout = b.operationTimeout;
+        failureTimeout = b.failureTimeout;
+        idleMaxPark = b.idleMaxPark;
+        peerErrorHandling = b.peerErrorHandling;
+        if (size < 1 || rank < 0 || rank >= size)
+        {
+            throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " (size " + size + ")");
+        }
+        if (secret.length < MIN_SECRET_BYTES)
+        {
+            throw new IllegalArgumentException("the job secret must have at least " + MIN_SECRET_BYTES +
+                " bytes, got " + secret.length);
+        }
+        if (coordinator.isUnresolved())
+        {
+            throw new IllegalArgumentException("coordinator " + coordinator + " does not resolve");
+        }
+        if (!allowNonLoopback && !coordinator.getAddress().isLoopbackAddress())
+        {
+            throw new IllegalArgumentException("coordinator " + coordinator + " is not a loopback address; " +
+                "set allowNonLoopback to listen or connect beyond this host");
+        }
+        for (final Duration d : new Duration[] {connectTimeout, operationTimeout, failureTimeout})
+        {
+            if (d.isNegative() || d.isZero())
+            {
+                throw new IllegalArgumentException("timeouts must be positive, got " + d);
+            }
+        }
+    }
+
+    /** @return a builder with the defaults: 30 s connect and operation timeouts, 5 s failure detection. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return the configuration named by {@code SPILLWAY_RANK/SIZE/COORDINATOR/SECRET} in this process. */
+    public static TransportConfig fromEnvironment()
+    {
+        return fromEnvironment(System.getenv()).build();
+    }
+
+    /**
+     * @param env variables to read (the process environment or a test's map).
+     * @return a builder preset from them, for further settings.
+     * @throws IllegalArgumentException naming the missing or malformed variable.
+     */
+    public static Builder fromEnvironment(final Map<String, String> env)
+    {
+        final String coordinator = required(env, COORDINATOR_ENV);
+        final int colon = coordinator.lastIndexOf(':');
+        if (colon <= 0 || colon == coordinator.length() - 1)
+        {
+            throw new IllegalArgumentException(COORDINATOR_ENV + "='" + coordinator + "' is not host:port");
+        }
+        final InetSocketAddress address;
+        try
+        {
+            address = new InetSocketAddress(InetAddress.getByName(coordinator.substring(0, colon)),
+                integer(COORDINATOR_ENV, coordinator.substring(colon + 1)));
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException(COORDINATOR_ENV + "='" + coordinator + "': unknown host", ex);
+        }
+        return builder()
+            .rank(integer(RANK_ENV, required(env, RANK_ENV)))
+            .size(integer(SIZE_ENV, required(env, SIZE_ENV)))
+            .coordinator(address)
+            .secret(required(env, SECRET_ENV).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String required(final Map<String, String> env, final String name)
+    {
+        final String value = env.get(name);
+        if (value == null || value.isBlank())
+        {
+            throw new IllegalArgumentException("environment variable " + name + " is not set");
+        }
+        return value.trim();
+    }
+
+    private static int integer(final String name, final String value)
+    {
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + "='" + value + "' is not an integer", ex);
+        }
+    }
+
+    /** @return this rank. */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /** @return ranks in the job. */
+    public int size()
+    {
+        return size;
+    }
+
+    /** @return rank 0's rendezvous address. */
+    public InetSocketAddress coordinator()
+    {
+        return coordinator;
+    }
+
+    byte[] secret()
+    {
+        return secret.clone();
+    }
+
+    /** @return true when addresses beyond loopback were explicitly allowed (UCX then uses all its devices). */
+    public boolean allowNonLoopback()
+    {
+        return allowNonLoopback;
+    }
+
+    /** @return bound on the whole rendezvous. */
+    public Duration connectTimeout()
+    {
+        return connectTimeout;
+    }
+
+    /** @return bound on every send, receive, flush and atomic. */
+    public Duration operationTimeout()
+    {
+        return operationTimeout;
+    }
+
+    /** @return a peer silent for this long (no heartbeat) is declared lost; a closed connection is lost at once. */
+    public Duration failureTimeout()
+    {
+        return failureTimeout;
+    }
+
+    /** @return longest park of the idle progress thread (latency against CPU). */
+    public Duration idleMaxPark()
+    {
+        return idleMaxPark;
+    }
+
+    /**
+     * @return true when UCX endpoints use peer error handling: UCX reports a dead peer itself, but shared-memory
+     * transports are then unavailable (TCP over loopback is used within a host).
+     */
+    public boolean peerErrorHandling()
+    {
+        return peerErrorHandling;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TransportConfig{rank " + rank + " of " + size + ", coordinator " + coordinator + ", operation " +
+            operationTimeout.toMillis() + " ms, failure " + failureTimeout.toMillis() + " ms, peerErrorHandling " +
+            peerErrorHandling + "}";
+    }
+
+    /** Fluent settings; {@link #build()} validates. */
+    public static final class Builder
+    {
+        private int rank;
+        private int size = 1;
+        private InetSocketAddress coordinator;
+        private byte[] secret;
+        private boolean allowNonLoopback;
+        private Duration connectTimeout = Duration.ofSeconds(30);
+        private Duration operationTimeout = Duration.ofSeconds(30);
+        private Duration failureTimeout = Duration.ofSeconds(5);
+        private Duration idleMaxPark = Duration.ofNanos(50_000);
+        private boolean peerErrorHandling = true;
+
+        private Builder()
+        {
+        }
+
+        /** @param rank this rank. @return this */
+        public Builder rank(final int rank)
+        {
+            this.rank = rank;
+            return this;
+        }
+
+        /** @param size ranks in the job. @return this */
+        public Builder size(final int size)
+        {
+            this.size = size;
+            return this;
+        }
+
+        /** @param coordinator rank 0's rendezvous address. @return this */
+        public Builder coordinator(final InetSocketAddress coordinator)
+        {
+            this.coordinator = coordinator;
+            return this;
+        }
+
+        /** @param secret the job secret (copied). @return this */
+        public Builder secret(final byte[] secret)
+        {
+            this.secret = secret.clone();
+            return this;
+        }
+
+        /** @param allow true to permit a non-loopback coordinator and all UCX devices. @return this */
+        public Builder allowNonLoopback(final boolean allow)
+        {
+            this.allowNonLoopback = allow;
+            return this;
+        }
+
+        /** @param timeout bound on the rendezvous. @return this */
+        public Builder connectTimeout(final Duration timeout)
+        {
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /** @param timeout bound on each operation. @return this */
+        public Builder operationTimeout(final Duration timeout)
+        {
+            this.operationTimeout = timeout;
+            return this;
+        }
+
+        /** @param timeout silence after which a peer is lost. @return this */
+        public Builder failureTimeout(final Duration timeout)
+        {
+            this.failureTimeout = timeout;
+            return this;
+        }
+
+        /** @param park longest idle park of the progress thread. @return this */
+        public Builder idleMaxPark(final Duration park)
+        {
+            this.idleMaxPark = park;
+            return this;
+        }
+
+        /** @param enabled UCX peer error handling (see {@link TransportConfig#peerErrorHandling()}). @return this */
+        public Builder peerErrorHandling(final boolean enabled)
+        {
+            this.peerErrorHandling = enabled;
+            return this;
+        }
+
+        /** @return the validated configuration. */
+        public TransportConfig build()
+        {
+            return new TransportConfig(this);
+        }
+    }
+}

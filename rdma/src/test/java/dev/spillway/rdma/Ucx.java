@@ -1,0 +1,112 @@
+package dev.spillway.rdma;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Test helpers for UCX ranks. */
+final class Ucx
+{
+    static final String SECRET = "test-secret-0123456789abcdef";
+
+    private Ucx()
+    {
+    }
+
+    /** Fails when CI=true and UCX is missing; otherwise skips with the reason. */
+    static void requireUcx()
+    {
+        final String reason = UcxTransport.unavailableReason();
+        if (reason != null)
+        {
+            if ("true".equalsIgnoreCase(System.getenv("CI")))
+            {
+                fail("CI=true but " + reason);
+            }
+            assumeTrue(false, reason);
+        }
+    }
+
+    static InetSocketAddress freeLoopbackAddress()
+    {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static TransportConfig.Builder config(final int rank, final int size, final InetSocketAddress coordinator,
+        final Duration operationTimeout)
+    {
+        return TransportConfig.builder().rank(rank).size(size).coordinator(coordinator)
+            .secret(SECRET.getBytes(StandardCharsets.UTF_8)).operationTimeout(operationTimeout)
+            .connectTimeout(Duration.ofSeconds(20)).failureTimeout(Duration.ofSeconds(2));
+    }
+
+    /** Opens {@code ranks} UCX transports in this JVM, each with its own context and worker. */
+    static Transport[] connect(final int ranks, final Duration operationTimeout, final boolean peerErrorHandling)
+    {
+        final InetSocketAddress coordinator = freeLoopbackAddress();
+        final List<CompletableFuture<UcxTransport>> opening = new ArrayList<>();
+        for (int r = 0; r < ranks; r++)
+        {
+            final TransportConfig config = config(r, ranks, coordinator, operationTimeout)
+                .peerErrorHandling(peerErrorHandling).build();
+            final Thread[] holder = new Thread[1];
+            final CompletableFuture<UcxTransport> f = new CompletableFuture<>();
+            holder[0] = new Thread(() ->
+            {
+                try
+                {
+                    f.complete(UcxTransport.open(config));
+                }
+                catch (final Throwable t)
+                {
+                    f.completeExceptionally(t);
+                }
+            }, "open-rank-" + r);
+            holder[0].start();
+            opening.add(f);
+        }
+        final Transport[] group = new Transport[ranks];
+        final List<Throwable> errors = new ArrayList<>();
+        for (int r = 0; r < ranks; r++)
+        {
+            try
+            {
+                group[r] = opening.get(r).join();
+            }
+            catch (final CompletionException ex)
+            {
+                errors.add(ex.getCause());
+            }
+        }
+        if (!errors.isEmpty())
+        {
+            for (final Transport t : group)
+            {
+                if (t != null)
+                {
+                    t.close();
+                }
+            }
+            throw new AssertionError("opening UCX ranks failed: " + errors, errors.get(0));
+        }
+        return group;
+    }
+}

@@ -1,0 +1,311 @@
+package dev.spillway.resilience.store;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import dev.spillway.checkpoint.CheckpointStore;
+import dev.spillway.checkpoint.Cut;
+import dev.spillway.checkpoint.GenerationWriter;
+import dev.spillway.checkpoint.RestorePoint;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * A {@link CheckpointStore} in one directory:
+ * <ul>
+ *   <li>{@code blocks-N.dat}: the blocks saved by generation N, each at a 4 KiB aligned offset, written with direct
+ *       IO where the file system allows it;</li>
+ *   <li>{@code gen-N.manifest}: the generation's cut and, for every tag, which blocks file holds its block, where,
+ *       and its 64-bit checksum; self-checksummed. A generation inherits every entry of the newest committed one,
+ *       so unchanged blocks are referenced in older blocks files, not copied;</li>
+ *   <li>{@code progress}, {@code complete}, and {@code restore-attempts} while a restore runs.</li>
+ * </ul>
+ * A commit forces the blocks, writes and forces {@code gen-N.manifest.tmp}, renames it atomically and syncs the
+ * directory; only then are older generations collected. Two committed generations are kept: the new one and the one
+ * it was built on (the newest verified when the run restored), together with exactly the blocks files they refer
+ * to. Everything else (older or rejected manifests, blocks of abandoned or crashed generations, temporaries) is
+ * deleted, so storage is orphan-free after every commit.
+ *
+ * <p>A finished run ({@link #markComplete()}) is discarded by the next {@link #restore}: every generation's files
+ * are deleted, then the marker, and the new run starts at epoch 0 (generation numbers still continue).
+ *
+ * <p>{@link #restore} is called once, before the first {@link #begin}; the rest from one thread (the IO thread).
+ */
+public final class FileCheckpointStore implements CheckpointStore
+{
+    private final Path dir;
+    private final boolean verifyChecksums;
+    private final boolean directIo;
+    private final ProgressFile progress;
+    private volatile long nextGeneration;
+    private volatile long epoch;
+    private long originMillis = System.currentTimeMillis();
+    private boolean restored;
+    private Manifest newest;
+    private Manifest previous;
+    private FileGenerationWriter inFlight;
+    private boolean closed;
+
+    private FileCheckpointStore(final Path dir, final boolean verifyChecksums) throws IOException
+    {
+        Files.createDirectories(dir);
+        this.dir = dir;
+        this.verifyChecksums = verifyChecksums;
+        this.directIo = supportsDirectIo(dir);
+        this.progress = new ProgressFile(dir.resolve(Generations.PROGRESS));
+        this.nextGeneration = Generations.scan(dir).highest() + 1;
+    }
+
+    /** Opens (creating if absent) the checkpoint directory {@code dir}, checksums verified. */
+    public static FileCheckpointStore open(final Path dir) throws IOException
+    {
+        return builder(dir).open();
+    }
+
+    /** @return a builder for a store in {@code dir}. */
+    public static Builder builder(final Path dir)
+    {
+        return new Builder(dir);
+    }
+
+    /** @return the checkpoint directory. */
+    public Path directory()
+    {
+        return dir;
+    }
+
+    /** @return whether blocks files are written with {@code O_DIRECT}. */
+    public boolean directIo()
+    {
+        return directIo;
+    }
+
+    /**
+     * @return wall-clock milliseconds when this directory's run first started (epoch 0), carried across restarts in
+     *         the manifests; this process's open time on a fresh directory.
+     */
+    public long originMillis()
+    {
+        return originMillis;
+    }
+
+    @Override
+    public RestorePoint restore(final Consumer<String> log) throws IOException
+    {
+        checkNotClosed();
+        if (restored)
+        {
+            throw new IllegalStateException("restore was already called on the checkpoint store in " + dir);
+        }
+        restored = true;
+        final Generations.Scan scan = Generations.scan(dir);
+        nextGeneration = Math.max(nextGeneration, scan.highest() + 1);
+        if (Files.exists(dir.resolve(Generations.COMPLETE)))
+        {
+            log.accept("checkpoint: the run in " + dir + " had completed; starting afresh");
+            Generations.deleteAll(dir, this::warn);
+            Files.deleteIfExists(dir.resolve(Generations.PROGRESS));
+            Files.deleteIfExists(dir.resolve(Generations.ATTEMPTS));
+            Files.delete(dir.resolve(Generations.COMPLETE));
+            Generations.syncDirectory(dir);
+            return null;
+        }
+        final Recovery recovery = new Recovery(dir, verifyChecksums, log);
+        final Manifest found = recovery.run(scan.manifests());
+        if (found == null)
+        {
+            return null;
+        }
+        newest = found;
+        epoch = found.cut().epoch() + 1;
+        originMillis = found.originMillis();
+        return new FileRestorePoint(found, new BlockReader(dir, verifyChecksums),
+            recovery.explain(found, progress.previous()), recovery.readSeconds(), recovery.verifySeconds(),
+            progress.previous());
+    }
+
+    @Override
+    public GenerationWriter begin(final Cut cut) throws IOException
+    {
+        checkNotClosed();
+        if (!restored)
+        {
+            throw new IllegalStateException("restore must be called before the first checkpoint in " + dir +
+                ", so the generations already there are known");
+        }
+        if (inFlight != null)
+        {
+            throw new IllegalStateException("checkpoint generation " + inFlight.cut().generation() + " in " + dir +
+                " is still in flight; generation " + cut.generation() + " cannot begin");
+        }
+        if (cut.generation() < nextGeneration)
+        {
+            throw new IllegalArgumentException("checkpoint generation " + cut.generation() + " in " + dir +
+                " is taken; the next free one is " + nextGeneration);
+        }
+        nextGeneration = cut.generation() + 1;
+        inFlight = new FileGenerationWriter(this, dir, cut, originMillis, directIo,
+            newest == null ? Collections.emptySortedMap() : newest.entries());
+        return inFlight;
+    }
+
+    @Override
+    public long nextGeneration()
+    {
+        return nextGeneration;
+    }
+
+    @Override
+    public long epoch()
+    {
+        return epoch;
+    }
+
+    @Override
+    public void progress(final long completedTasks)
+    {
+        progress.write(completedTasks);
+    }
+
+    @Override
+    public void markComplete() throws IOException
+    {
+        checkNotClosed();
+        try (FileChannel channel = FileChannel.open(dir.resolve(Generations.COMPLETE), StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer text = ByteBuffer.wrap(("completed after generation " + (nextGeneration - 1) + "\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            while (text.hasRemaining())
+            {
+                channel.write(text);
+            }
+            channel.force(true);
+        }
+        Generations.syncDirectory(dir);
+    }
+
+    /** Abandons a generation still in flight, then closes the progress file. */
+    @Override
+    public void close() throws IOException
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (inFlight != null)
+        {
+            inFlight.abandon();
+        }
+        closed = true;
+        progress.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "checkpoint store " + dir + (verifyChecksums ? "" : " (checksums NOT verified)");
+    }
+
+    /** A generation committed: it becomes the base of the next, and everything but it and its base is deleted. */
+    void committed(final Manifest manifest)
+    {
+        previous = newest;
+        newest = manifest;
+        inFlight = null;
+        final Set<Long> kept = new HashSet<>();
+        final Set<Long> referenced = new HashSet<>();
+        for (final Manifest keep : previous == null ? List.of(newest) : List.of(newest, previous))
+        {
+            kept.add(keep.generation());
+            keep.entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
+        }
+        try
+        {
+            Generations.collect(dir, kept, referenced, this::warn);
+        }
+        catch (final IOException e)
+        {
+            warn("generation " + manifest.generation() + " committed, but older files could not be collected: " + e);
+        }
+    }
+
+    void finished(final FileGenerationWriter writer)
+    {
+        if (inFlight == writer)
+        {
+            inFlight = null;
+        }
+    }
+
+    void warn(final String message)
+    {
+        System.err.println("spillway: checkpoint store " + dir + ": " + message);
+    }
+
+    private void checkNotClosed()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the checkpoint store in " + dir + " is closed");
+        }
+    }
+
+    private static boolean supportsDirectIo(final Path dir)
+    {
+        final Path probe = dir.resolve("direct-io.probe");
+        try
+        {
+            FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
+                .close();
+            return true;
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            System.err.println("spillway: checkpoint directory " + dir + " does not support O_DIRECT (" + e +
+                "); writing blocks through the page cache");
+            return false;
+        }
+        finally
+        {
+            Generations.delete(probe, message -> System.err.println("spillway: " + message));
+        }
+    }
+
+    /** Builds a {@link FileCheckpointStore}. */
+    public static final class Builder
+    {
+        private final Path dir;
+        private boolean verifyChecksums = true;
+
+        private Builder(final Path dir)
+        {
+            this.dir = dir;
+        }
+
+        /**
+         * Whether restore and {@link RestorePoint#read} verify checksums. Default true. <b>Test only:</b> false is
+         * the negative control that shows the fault tests can fail; it lets corrupted blocks through.
+         */
+        public Builder verifyChecksums(final boolean verify)
+        {
+            this.verifyChecksums = verify;
+            return this;
+        }
+
+        /** @return the store, its directory created if absent. */
+        public FileCheckpointStore open() throws IOException
+        {
+            return new FileCheckpointStore(dir, verifyChecksums);
+        }
+    }
+}
