@@ -50,7 +50,7 @@ final class SlabFiles implements Closeable
         this.slabBytes = slabBytes;
         this.capBytes = capBytes;
         this.otherBytes = otherBytes;
-        this.options = supportsDirectIo(dir) ?
+        this.options = DirectIo.supported(dir, "using buffered IO") ?
             new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT} :
             new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE};
     }
@@ -225,33 +225,5 @@ final class SlabFiles implements Closeable
         Files.createFile(path);
         Preallocation.reserve(path, size);
         return size;
-    }
-
-    /** @return whether {@code dir}'s file system takes {@code O_DIRECT}; if not, says so once on stderr. */
-    private static boolean supportsDirectIo(final Path dir)
-    {
-        final Path probe = dir.resolve("direct-io.probe");
-        try
-        {
-            FileChannel.open(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
-                .close();
-            return true;
-        }
-        catch (final IOException | UnsupportedOperationException e)
-        {
-            System.err.println("spillway: " + dir + " does not support O_DIRECT (" + e + "); using buffered IO");
-            return false;
-        }
-        finally
-        {
-            try
-            {
-                Files.deleteIfExists(probe);
-            }
-            catch (final IOException e)
-            {
-                System.err.println("spillway: cannot delete " + probe + ": " + e);
-            }
-        }
     }
 }

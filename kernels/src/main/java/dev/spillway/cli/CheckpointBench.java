@@ -7,7 +7,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -148,19 +147,9 @@ final class CheckpointBench implements Callable<Integer>
         final Path result = base.resolve(label + ".json");
         final Path log = base.resolve(label + ".log");
         Files.deleteIfExists(result);
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-Xms") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent"))
-            {
-                cmd.add(a);
-            }
-        }
-        cmd.addAll(List.of("-Xms64m", "-Xmx160m", "-cp", System.getProperty("java.class.path"),
-            SpillwayCli.class.getName(), "run", "lu", "--n", Integer.toString(n), "--tile", Integer.toString(tile),
-            "--dram", dram, "--workers", Integer.toString(w), "--dir", base.resolve("spill").toString(), "--json",
-            result.toString()));
+        final List<String> cmd = ChildJvm.command("160m", List.of("run", "lu", "--n", Integer.toString(n), "--tile",
+            Integer.toString(tile), "--dram", dram, "--workers", Integer.toString(w), "--dir",
+            base.resolve("spill").toString(), "--json", result.toString()));
         cmd.addAll(extra);
         final boolean capped = MemoryCgroup.unavailableReason() == null;
         System.err.printf("spillway: %-14s ... ", label);

@@ -9,7 +9,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -202,17 +201,7 @@ final class KernelsBench implements Callable<Integer>
         final Path result = outDir.resolve(label + ".json");
         final Path log = outDir.resolve(label + ".log");
         Files.deleteIfExists(result);
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-Xms") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent"))
-            {
-                cmd.add(a);
-            }
-        }
-        cmd.addAll(List.of("-Xms64m", "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
-            SpillwayCli.class.getName(), "run", kernel));
+        final List<String> cmd = ChildJvm.command(Long.toString(heap), List.of("run", kernel));
         cmd.addAll(problem);
         cmd.addAll(List.of("--dram", Long.toString(dram), "--order-dram", Long.toString(orderDram), "--workers",
             Integer.toString(w), "--dir", dir.toString(), "--graph", graph, "--json", result.toString()));

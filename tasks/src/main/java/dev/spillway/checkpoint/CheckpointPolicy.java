@@ -1,12 +1,15 @@
 package dev.spillway.checkpoint;
 
-/** Decides when to take the next checkpoint. Called from the submitting thread, under the runtime's submit lock. */
+/**
+ * Decides when to take the next checkpoint. {@link #due} and {@link #committed} are called from the runtime's IO
+ * thread, {@link #describe} from any thread.
+ */
 public interface CheckpointPolicy
 {
     /**
-     * @param tasksSinceCut tasks submitted since the last cut (or since the start).
+     * @param tasksSinceCut tasks finished since the last cut (or since the start).
      * @param nanosSinceCut nanoseconds since the last cut (or since the start).
-     * @return true to cut now, after the task just submitted.
+     * @return true to cut now (after the latest task admitted to DRAM).
      */
     boolean due(long tasksSinceCut, long nanosSinceCut);
 

@@ -127,7 +127,7 @@ final class Checkpointer
     /** IO thread: a task was admitted; the next cut's frontier lies past the latest one. */
     void admitted(final TaskRecord t)
     {
-        if (!t.saveTask && (latestAdmitted == null || t.seq > latestAdmitted.seq))
+        if (!t.saveTask() && (latestAdmitted == null || t.seq > latestAdmitted.seq))
         {
             latestAdmitted = t;
         }
@@ -169,7 +169,7 @@ final class Checkpointer
         beforeCutLeft = 0;
         for (final TaskRecord t : unfinished)
         {
-            beforeCutLeft += !t.saveTask && t.seq < cutFrontier ? 1 : 0;
+            beforeCutLeft += !t.saveTask() && t.seq < cutFrontier ? 1 : 0;
         }
         unfinished.clear();
         for (final DataRef r : objects)
@@ -205,7 +205,6 @@ final class Checkpointer
     {
         final TaskRecord s = new TaskRecord(engine, "checkpoint " + c.generation() + " save '" + r.tag() + "'",
             null, new DataRef[] {r}, READ, Integer.MAX_VALUE, c.frontier(), 0);
-        s.saveTask = true;
         s.saveGeneration = c.generation();
         r.savePending = c.generation();
         savesLeft++;
@@ -220,7 +219,7 @@ final class Checkpointer
      */
     boolean parks(final TaskRecord t)
     {
-        if (writer == null || t.saveTask || t.seq < frontier)
+        if (writer == null || t.saveTask() || t.seq < frontier)
         {
             return false;
         }

@@ -235,7 +235,7 @@ final class IoAgent implements Agent
                 }
                 r.readers.clear();
                 r.lastWriter = t;
-                if (checkpointer != null && !t.saveTask)
+                if (checkpointer != null && !t.saveTask())
                 {
                     r.unfinishedWriters().addLast(t);
                 }
@@ -338,7 +338,7 @@ final class IoAgent implements Agent
             cancel(t);
             return;
         }
-        if (t.saveTask)
+        if (t.saveTask())
         {
             checkpointer.capture(t);
             return;
@@ -467,7 +467,7 @@ final class IoAgent implements Agent
         }
         if (checkpointer != null)
         {
-            if (!t.saveTask && t.refs.length > 0)
+            if (!t.saveTask() && t.refs.length > 0)
             {
                 written(t, outcome == TaskStatus.DONE);
                 checkpointer.userFinished(t, outcome == TaskStatus.DONE);

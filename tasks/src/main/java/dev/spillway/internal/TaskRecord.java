@@ -49,9 +49,8 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     long needBytes;
     /** Set before the task is queued: the worker, not the IO thread, records its outcome. */
     boolean completesOnWorker;
-    /** An internal task that saves its one object for a checkpoint (see {@link Checkpointer}). */
-    boolean saveTask;
-    long saveGeneration;
+    /** For an internal task that saves its one object for a checkpoint: the generation; -1 for a user task. */
+    long saveGeneration = -1;
     /** When the task was parked by a checkpoint, or 0. */
     long heldSince;
     /** Submit side: the hash of the program up to and including this task (checkpoints only). */
@@ -114,6 +113,12 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
                 notifyAll();
             }
         }
+    }
+
+    /** @return whether this is a checkpoint save task (see {@link Checkpointer}). */
+    boolean saveTask()
+    {
+        return saveGeneration >= 0;
     }
 
     Throwable failure()

@@ -17,7 +17,7 @@ import dev.spillway.checkpoint.CheckpointPolicy;
  * and recomputes τ by numerical minimisation, clamped to {@code (δ + θ, M)}: a checkpoint is never due before the
  * previous one could have committed (one generation is in flight at a time), nor as rarely as the MTBF.
  *
- * <p>{@link #due} is called from the submitting thread, {@link #committed} from the IO thread.
+ * <p>{@link #due} and {@link #committed} are called from the IO thread, {@link #describe} from any thread.
  */
 public final class AutoInterval implements CheckpointPolicy
 {

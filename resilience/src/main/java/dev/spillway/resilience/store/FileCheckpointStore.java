@@ -1,10 +1,10 @@
 package dev.spillway.resilience.store;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import dev.spillway.checkpoint.CheckpointStore;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
+import dev.spillway.io.DirectIo;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -60,7 +60,7 @@ public final class FileCheckpointStore implements CheckpointStore
         Files.createDirectories(dir);
         this.dir = dir;
         this.verifyChecksums = verifyChecksums;
-        this.directIo = supportsDirectIo(dir);
+        this.directIo = DirectIo.supported(dir, "writing checkpoint blocks through the page cache");
         this.progress = new ProgressFile(dir.resolve(Generations.PROGRESS));
         this.nextGeneration = Generations.scan(dir).highest() + 1;
     }
@@ -257,27 +257,6 @@ public final class FileCheckpointStore implements CheckpointStore
         if (closed)
         {
             throw new IllegalStateException("the checkpoint store in " + dir + " is closed");
-        }
-    }
-
-    private static boolean supportsDirectIo(final Path dir)
-    {
-        final Path probe = dir.resolve("direct-io.probe");
-        try
-        {
-            FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
-                .close();
-            return true;
-        }
-        catch (final IOException | UnsupportedOperationException e)
-        {
-            System.err.println("spillway: checkpoint directory " + dir + " does not support O_DIRECT (" + e +
-                "); writing blocks through the page cache");
-            return false;
-        }
-        finally
-        {
-            Generations.delete(probe, message -> System.err.println("spillway: " + message));
         }
     }
 

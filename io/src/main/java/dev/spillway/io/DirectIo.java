@@ -1,0 +1,48 @@
+package dev.spillway.io;
+
+import com.sun.nio.file.ExtendedOpenOption;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** Whether a directory's file system takes {@code O_DIRECT}. */
+public final class DirectIo
+{
+    private DirectIo()
+    {
+    }
+
+    /**
+     * Probes {@code dir} with a throwaway file opened with {@code O_DIRECT}; if that is refused, says so once on
+     * stderr, naming {@code fallback} (what the caller does instead).
+     */
+    public static boolean supported(final Path dir, final String fallback)
+    {
+        final Path probe = dir.resolve("direct-io.probe");
+        try
+        {
+            FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
+                .close();
+            return true;
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            System.err.println("spillway: " + dir + " does not support O_DIRECT (" + e + "); " + fallback);
+            return false;
+        }
+        finally
+        {
+            try
+            {
+                Files.deleteIfExists(probe);
+            }
+            catch (final IOException e)
+            {
+                System.err.println("spillway: cannot delete " + probe + ": " + e);
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.spillway.cli;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The command line of a child JVM that runs {@link SpillwayCli} with this JVM's flags and class path. */
+final class ChildJvm
+{
+    private ChildJvm()
+    {
+    }
+
+    /** @return {@code java <this JVM's flags but heap sizes and agents> -Xms64m -Xmx<heap> -cp ... SpillwayCli args}. */
+    static List<String> command(final String heap, final List<String> args)
+    {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (!a.startsWith("-Xmx") && !a.startsWith("-Xms") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent"))
+            {
+                cmd.add(a);
+            }
+        }
+        cmd.addAll(List.of("-Xms64m", "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
+            SpillwayCli.class.getName()));
+        cmd.addAll(args);
+        return cmd;
+    }
+}
