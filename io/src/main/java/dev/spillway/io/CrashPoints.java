@@ -23,6 +23,8 @@ public final class CrashPoints
     public static final String SPILL_WRITE = "spill.write-back";
     /** While verifying and restoring a generation on restart. */
     public static final String RESTORE = "restore.verify";
+    /** As a rank starts sending a data object to another rank. */
+    public static final String TRANSFER_SEND = "transfer.send";
 
     private static final String ARMED = System.getProperty("spillway.crashAt");
     private static final int HIT = Integer.getInteger("spillway.crashAtHit", 1);

@@ -13,6 +13,8 @@ import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.kernels.graph.GraphProgress;
 import dev.spillway.kernels.graph.MappedGraph;
 import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.rdma.Transport;
 import dev.spillway.cli.report.UtilisationReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,7 +37,10 @@ import java.util.concurrent.Callable;
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Run a tiled kernel as a task graph under a DRAM budget, spilling to a local directory; verify " +
         "the result and print time, rate, NVMe traffic and residual.",
-        "With no options: an out-of-core LU of order 6144 with a budget of a quarter of its data."},
+        "With no options: an out-of-core LU of order 6144 with a budget of a quarter of its data.",
+        "As one rank of a job (SPILLWAY_RANK etc. set, see `spillway launch`): tiles are dealt over the ranks, " +
+            "--dram and --workers apply to each rank, a percentage is of the rank's share of the data, and rank 0 " +
+            "reports per-rank and total figures."},
     footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments."})
 final class RunCommand implements Callable<Integer>
 {
@@ -120,13 +125,38 @@ final class RunCommand implements Callable<Integer>
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--baseline must be none, incore " +
                 "or mmap; got '" + baseline + "'");
         }
+        final boolean distributed = RankEnvironment.present(System.getenv());
+        if (distributed)
+        {
+            refuseOnRanks();
+        }
         final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
-        final long budget = dram.of(probe.dataBytes());
+        final Transport transport = distributed ? RankEnvironment.join(System.getenv()) : null;
+        try
+        {
+            return call(kernelKey, w, letters, blas, probe, transport);
+        }
+        finally
+        {
+            if (transport != null)
+            {
+                transport.close();
+            }
+        }
+    }
+
+    private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
+        final Kernel probe, final Transport transport) throws Exception
+    {
+        final int ranks = transport == null ? 1 : transport.size();
+        final int rank = transport == null ? 0 : transport.rank();
+        final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
-        final Path base = prepareDirectory(kernel, budget);
+        final Path base = transport == null ? prepareDirectory(kernel, budget) :
+            Files.createDirectories(prepareDirectory(kernel, budget).resolve("rank-" + rank));
         final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
             .policy(letters);
         checkBudget(kernel, budget);
@@ -140,13 +170,38 @@ final class RunCommand implements Callable<Integer>
             config.traceFile(trace);
         }
 
-        System.err.printf("spillway run %s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s%n",
-            kernel.name(), shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
-            percent(budget, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT), base);
+        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s%n",
+            kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")", shape(kernel),
+            ByteSize.format(kernel.dataBytes()), ByteSize.format(budget), percent(budget * ranks, kernel.dataBytes()),
+            w, letters, store.name().toLowerCase(java.util.Locale.ROOT), base);
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunResult result;
         CheckpointReport checkpoints = null;
+        if (transport != null)
+        {
+            final RankFigures figures;
+            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config)))
+            {
+                result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
+                figures = RankFigures.of(result, graph.rankStats());
+            }
+            final java.util.List<RankFigures> all = RankFigures.gather(transport, figures);
+            if (rank != DistributedSpillway.ROOT)
+            {
+                System.err.println("spillway: " + figures.describe());
+                return 0;
+            }
+            final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, null);
+            RankFigures.put(all, out);
+            print(kernel, result, null);
+            System.out.print(RankFigures.describe(all));
+            if (json != null)
+            {
+                new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+            }
+            return verdict(result);
+        }
         if ("mmap".equals(graphKind))
         {
             result = runMapped(kernel, base, w, "mmap", !noVerify);
@@ -187,6 +242,11 @@ final class RunCommand implements Callable<Integer>
             Files.deleteIfExists(trace);
             System.err.println("spillway: report written to " + report);
         }
+        return verdict(result);
+    }
+
+    private static int verdict(final RunResult result)
+    {
         if (result.verification() != null && !result.verification().verified())
         {
             System.err.println("spillway: verification FAILED: residual " + result.verification().residual() +
@@ -194,6 +254,18 @@ final class RunCommand implements Callable<Integer>
             return 1;
         }
         return 0;
+    }
+
+    /** What one rank of a distributed run cannot do yet, refused before it joins the job. */
+    private void refuseOnRanks()
+    {
+        final String refused = !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
+            checkpointDir != null ? "--checkpoint-dir" : report != null ? "--report" : null;
+        if (refused != null)
+        {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), refused + " is not supported on " +
+                "several ranks (SPILLWAY_RANK is set); run it on one rank");
+        }
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,

@@ -18,7 +18,7 @@ import java.util.Properties;
  */
 @Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
-    subcommands = {RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SpillwayCli
 {
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print the stack trace of a failure.")
@@ -36,6 +36,7 @@ public final class SpillwayCli
         final SpillwayCli cli = new SpillwayCli();
         final CommandLine cmd = new CommandLine(cli);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.getSubcommands().get("launch").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
         cmd.setExecutionExceptionHandler((e, failed, parsed) ->
         {
             final PrintWriter err = failed.getErr();

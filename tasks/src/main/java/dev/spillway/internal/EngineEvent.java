@@ -5,7 +5,7 @@ final class EngineEvent
 {
     enum Kind
     {
-        SUBMIT, DONE, PAUSE, RESUME, CANCEL_ALL
+        SUBMIT, DONE, GATE_OPEN, PAUSE, RESUME, CANCEL_ALL
     }
 
     Kind kind;

@@ -171,6 +171,11 @@ final class IoAgent implements Agent
                 onDone(t, e.error);
                 admission.changed();
             }
+            case GATE_OPEN ->
+            {
+                onGateOpen(t, e.error);
+                admission.changed();
+            }
             case PAUSE -> paused = true;
             case RESUME ->
             {
@@ -287,11 +292,16 @@ final class IoAgent implements Agent
             if (poisoned != null)
             {
                 fail(t, new TaskFailedException("task '" + t.name + "' not run: its input '" + poisoned.tag() +
-                    "' was to be produced by failed task '" + poisoned.poisonedBy.name + "'"));
+                    "' was to be produced by failed task '" + poisoned.poisonedBy.name + "'" +
+                    rootCause(poisoned.poisonedBy.failure()), poisoned.poisonedBy.failure()));
             }
             else if (t.refs.length == 0)
             {
                 makeReady(t);
+            }
+            else if (t.body instanceof AsyncTaskBody async)
+            {
+                gate(t, async);
             }
             else
             {
@@ -299,6 +309,57 @@ final class IoAgent implements Agent
             }
         }
         return n;
+    }
+
+    /** Holds an asynchronous task out of admission, so it takes no DRAM, until its gate opens. */
+    private void gate(final TaskRecord t, final AsyncTaskBody body)
+    {
+        final java.util.concurrent.CompletableFuture<?> gate;
+        try
+        {
+            gate = body.gate();
+        }
+        catch (final RuntimeException e)
+        {
+            fail(t, new TaskFailedException("task '" + t.name + "' failed: " + e, e));
+            return;
+        }
+        if (gate == null)
+        {
+            admission.enqueue(t);
+            return;
+        }
+        t.status(TaskStatus.GATED);
+        gate.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.GATE_OPEN, t,
+            failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
+                failure.getCause() : failure));
+    }
+
+    private void onGateOpen(final TaskRecord t, final Throwable failure)
+    {
+        if (t.status() != TaskStatus.GATED)
+        {
+            return;
+        }
+        if (failure != null)
+        {
+            fail(t, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " + failure, failure));
+        }
+        else
+        {
+            admission.enqueue(t);
+        }
+    }
+
+    /** @return ": " and the innermost message of {@code failure}, or nothing. */
+    private static String rootCause(final Throwable failure)
+    {
+        Throwable root = failure;
+        while (root != null && root.getCause() != null && root.getCause() != root)
+        {
+            root = root.getCause();
+        }
+        return root == null ? "" : ": " + (root.getMessage() == null ? root.toString() : root.getMessage());
     }
 
     private static DataRef poisonedInput(final TaskRecord t)
@@ -530,7 +591,7 @@ final class IoAgent implements Agent
         for (final TaskRecord t : notStarted)
         {
             final TaskStatus s = t.status();
-            if (s == TaskStatus.BLOCKED || s == TaskStatus.PENDING || s == TaskStatus.FETCHING)
+            if (s == TaskStatus.BLOCKED || s == TaskStatus.GATED || s == TaskStatus.PENDING || s == TaskStatus.FETCHING)
             {
                 cancel(t);
             }

@@ -5,6 +5,8 @@ enum TaskStatus
 {
     /** Submitted, some predecessor unfinished. */
     BLOCKED,
+    /** Dependencies met, waiting for an outside event (a peer's notice) before admission. */
+    GATED,
     /** Dependencies met, queued for admission by the IO policy. */
     PENDING,
     /** Admitted: DRAM reserved, transfers in flight. */

@@ -86,12 +86,34 @@ final class Worker implements Agent
         try
         {
             CrashPoints.hit(CrashPoints.IN_TASK);
+            if (t.body instanceof AsyncTaskBody async)
+            {
+                final java.util.concurrent.CompletableFuture<?> done = async.start(ctx);
+                endRun(t, start, event);
+                done.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.DONE, t, unwrap(failure)));
+                return 1;
+            }
             t.body.run(ctx);
         }
         catch (final Throwable e)
         {
             error = e;
         }
+        endRun(t, start, event);
+        if (t.completesOnWorker)
+        {
+            engine.finishOnWorker(t, error, this);
+            finishedSinceIdle = true;
+        }
+        else
+        {
+            engine.publish(EngineEvent.Kind.DONE, t, error);
+        }
+        return 1;
+    }
+
+    private void endRun(final TaskRecord t, final long start, final TaskRunEvent event)
+    {
         final long end = System.nanoTime();
         if (event != null)
         {
@@ -105,16 +127,12 @@ final class Worker implements Agent
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
         waitingForData = false;
-        if (t.completesOnWorker)
-        {
-            engine.finishOnWorker(t, error, this);
-            finishedSinceIdle = true;
-        }
-        else
-        {
-            engine.publish(EngineEvent.Kind.DONE, t, error);
-        }
-        return 1;
+    }
+
+    private static Throwable unwrap(final Throwable failure)
+    {
+        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
+            failure.getCause() : failure;
     }
 
     private void endIdle(final long now)

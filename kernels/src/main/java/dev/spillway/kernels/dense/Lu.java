@@ -3,6 +3,7 @@ package dev.spillway.kernels.dense;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
+import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.kernels.graph.TileTaskBuilder;
@@ -93,7 +94,7 @@ public final class Lu implements Kernel
         a.declare(graph);
         for (int k = 0; k < pivots.length; k++)
         {
-            pivots[k] = graph.tile(String.format("P[%03d]", k), t * Integer.BYTES);
+            pivots[k] = graph.tile(String.format("P[%03d]", k), t * Integer.BYTES, Home.block(k, k));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.spillway.kernels.dense;
 
+import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 
@@ -53,7 +54,7 @@ final class TileMatrix
         {
             for (int j = 0; j < nt; j++)
             {
-                tiles[i][j] = graph.tile(String.format(format, name, i, j), tileBytes());
+                tiles[i][j] = graph.tile(String.format(format, name, i, j), tileBytes(), Home.block(i, j));
             }
         }
     }

@@ -6,6 +6,8 @@ import dev.spillway.SpillwayStats;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskFailedException;
 import dev.spillway.TaskHandle;
+import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.ranks.RankStats;
 
 import java.util.ArrayList;
 
@@ -22,6 +24,7 @@ public final class EngineGraph implements TileGraph
     private static final int MIN_PRUNE = 1024;
 
     private final Spillway spillway;
+    private final DistributedSpillway ranks;
     private final ArrayList<TaskHandle> unfinished = new ArrayList<>();
     private int pruneAt = MIN_PRUNE;
     private long submitted;
@@ -31,6 +34,19 @@ public final class EngineGraph implements TileGraph
     public EngineGraph(final Spillway spillway)
     {
         this.spillway = spillway;
+        this.ranks = null;
+    }
+
+    /**
+     * A graph spanning the ranks of {@code ranks}: tiles are placed by their {@link Home}, and {@link #awaitAll()}
+     * is collective (every rank waits for its tasks, then for the others).
+     *
+     * @param ranks this rank's runtime; {@link #close()} closes it, not its transport.
+     */
+    public EngineGraph(final DistributedSpillway ranks)
+    {
+        this.spillway = ranks.local();
+        this.ranks = ranks;
     }
 
     @Override
@@ -42,23 +58,38 @@ public final class EngineGraph implements TileGraph
     @Override
     public Tile tile(final String tag, final int bytes)
     {
-        return new EngineTile(spillway.data(tag, bytes));
+        return tile(tag, bytes, Home.ROOT);
     }
 
     @Override
     public Tile pinnedTile(final String tag, final int bytes)
     {
-        return new EngineTile(spillway.pinnedData(tag, bytes));
+        return pinnedTile(tag, bytes, Home.ROOT);
+    }
+
+    @Override
+    public Tile tile(final String tag, final int bytes, final Home home)
+    {
+        return new EngineTile(ranks == null ? spillway.data(tag, bytes) :
+            ranks.data(tag, bytes, home.rank(ranks.size())));
+    }
+
+    @Override
+    public Tile pinnedTile(final String tag, final int bytes, final Home home)
+    {
+        return new EngineTile(ranks == null ? spillway.pinnedData(tag, bytes) :
+            ranks.pinnedData(tag, bytes, home.rank(ranks.size())));
     }
 
     @Override
     public TileTaskBuilder task(final String name)
     {
-        return new Builder(spillway.task(name));
+        return new Builder(ranks == null ? spillway.task(name) : ranks.task(name));
     }
 
     /**
-     * Waits for every submitted task, then rethrows the first task failure not reported before.
+     * Waits for every submitted task, then rethrows the first task failure not reported before. On several ranks it
+     * then waits for every rank to get here (a failed rank does not wait: it fails, and its peers see it lost).
      *
      * @throws TaskFailedException naming the first failed task.
      */
@@ -77,6 +108,10 @@ public final class EngineGraph implements TileGraph
         {
             throw failure;
         }
+        if (ranks != null)
+        {
+            ranks.barrier();
+        }
     }
 
     /** Tasks submitted through this graph; tasks finished and NVMe traffic from {@link Spillway#stats()}. */
@@ -93,8 +128,7 @@ public final class EngineGraph implements TileGraph
             stats.nvmBytesWritten());
     }
 
-    /** Closes the runtime, which first runs every submitted task. */
-    /** @return the runtime's counters. */
+    /** @return the runtime's counters (this rank's, on several ranks). */
     public dev.spillway.SpillwayStats stats()
     {
         return spillway.stats();
@@ -112,10 +146,24 @@ public final class EngineGraph implements TileGraph
         return spillway.checkpointReport();
     }
 
+    /** @return what this rank ran and moved, or null on one rank. */
+    public RankStats rankStats()
+    {
+        return ranks == null ? null : ranks.stats();
+    }
+
+    /** Closes the runtime, which first runs every submitted task. */
     @Override
     public void close()
     {
-        spillway.close();
+        if (ranks != null)
+        {
+            ranks.close();
+        }
+        else
+        {
+            spillway.close();
+        }
     }
 
     private synchronized void submitted(final TaskHandle handle)

@@ -3,7 +3,8 @@ package dev.spillway.kernels.graph;
 /**
  * Where the kernels' graph builders submit work. Dependencies follow from submission order and privileges, as in
  * Spillway. Implementations: {@link EngineGraph} (the Spillway engine, in core or out of core) and
- * {@link MappedGraph} (whole matrices in files mapped by the OS: the mmap baseline).
+ * {@link MappedGraph} (whole matrices in files mapped by the OS: the mmap baseline). Tiles declared with a
+ * {@link Home} are placed on ranks when the engine graph spans several; tasks run where the tile they write lives.
  */
 public interface TileGraph extends AutoCloseable
 {
@@ -14,6 +15,18 @@ public interface TileGraph extends AutoCloseable
 
     /** A tile that stays in DRAM once written, such as a ghost layer. */
     Tile pinnedTile(String tag, int bytes);
+
+    /** A tile with a home rank; graphs on one rank ignore the home. */
+    default Tile tile(final String tag, final int bytes, final Home home)
+    {
+        return tile(tag, bytes);
+    }
+
+    /** A pinned tile with a home rank, where it stays in DRAM. */
+    default Tile pinnedTile(final String tag, final int bytes, final Home home)
+    {
+        return pinnedTile(tag, bytes);
+    }
 
     TileTaskBuilder task(String name);
 

@@ -2,6 +2,7 @@ package dev.spillway.kernels.stencil;
 
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
+import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileAccess;
 import dev.spillway.kernels.graph.TileGraph;
@@ -165,12 +166,13 @@ public final class Stencil implements Kernel
         ghosts = new Tile[n][Face.ALL.length];
         for (int b = 0; b < n; b++)
         {
-            mesh[b] = graph.tile(grid.meshTag(b), grid.blockCells(b) * B);
+            final Home home = Home.slab(b, n);
+            mesh[b] = graph.tile(grid.meshTag(b), grid.blockCells(b) * B, home);
             for (final Face f : Face.ALL)
             {
                 if (grid.neighbour(b, f) >= 0)
                 {
-                    ghosts[b][f.ordinal()] = graph.pinnedTile(grid.ghostTag(b, f), grid.planeCells(b, f) * B);
+                    ghosts[b][f.ordinal()] = graph.pinnedTile(grid.ghostTag(b, f), grid.planeCells(b, f) * B, home);
                 }
             }
         }

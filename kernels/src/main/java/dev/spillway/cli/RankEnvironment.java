@@ -1,0 +1,49 @@
+package dev.spillway.cli;
+
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportConfig;
+import dev.spillway.rdma.UcxTransport;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * How a process learns that it is one rank of a job: {@code SPILLWAY_RANK}, {@code SPILLWAY_SIZE},
+ * {@code SPILLWAY_COORDINATOR} (rank 0's host:port) and {@code SPILLWAY_SECRET}, set by {@code spillway launch}, or
+ * by hand for Slurm, mpirun or ssh. A non-loopback coordinator is the request to use the network; UCX then uses the
+ * devices {@code UCX_NET_DEVICES} names (all by default) instead of loopback only.
+ */
+final class RankEnvironment
+{
+    /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
+    static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
+
+    private RankEnvironment()
+    {
+    }
+
+    /** @return true when the environment names this process a rank. */
+    static boolean present(final Map<String, String> env)
+    {
+        return env.containsKey(TransportConfig.RANK_ENV) || env.containsKey(TransportConfig.SIZE_ENV);
+    }
+
+    /**
+     * Joins the job over UCX.
+     *
+     * @throws IllegalArgumentException naming a missing or malformed variable.
+     */
+    static Transport join(final Map<String, String> env)
+    {
+        final String missing = UcxTransport.unavailableReason();
+        if (missing != null)
+        {
+            throw new IllegalStateException("this rank cannot start: " + missing);
+        }
+        final TransportConfig.Builder b = TransportConfig.fromEnvironment(env);
+        final long timeout = Long.parseLong(env.getOrDefault(OPERATION_TIMEOUT_ENV, "600"));
+        final TransportConfig probe = b.allowNonLoopback(true).build();
+        final boolean network = !probe.coordinator().getAddress().isLoopbackAddress();
+        return UcxTransport.open(b.allowNonLoopback(network).operationTimeout(Duration.ofSeconds(timeout)).build());
+    }
+}

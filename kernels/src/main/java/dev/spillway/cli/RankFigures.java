@@ -1,0 +1,93 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.spillway.kernels.RunResult;
+import dev.spillway.ranks.RankStats;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Transport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One rank's figures of a distributed run, gathered on every rank after it.
+ *
+ * @param rank          the rank.
+ * @param timeS         its compute phase (between two job-wide barriers, so equal up to the barrier's skew).
+ * @param tasks         tasks it ran.
+ * @param bytesRead     NVMe bytes it read in the compute phase.
+ * @param bytesWritten  NVMe bytes it wrote in the compute phase.
+ * @param sends         objects it sent.
+ * @param bytesSent     their bytes.
+ * @param receives      objects it received.
+ * @param bytesReceived their bytes.
+ */
+record RankFigures(int rank, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
+    long receives, long bytesReceived)
+{
+    private static final int GATHER_TAG = 7;
+    private static final ObjectMapper MAPPER = new ObjectMapper()
+        .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+
+    static RankFigures of(final RunResult r, final RankStats s)
+    {
+        return new RankFigures(s.rank(), r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
+            s.bytesSent(), s.receives(), s.bytesReceived());
+    }
+
+    /** @return every rank's figures, in rank order; a collective. */
+    static List<RankFigures> gather(final Transport transport, final RankFigures mine)
+    {
+        try
+        {
+            final byte[][] all = Collectives.allGather(transport, GATHER_TAG, MAPPER.writeValueAsBytes(mine), 4096);
+            final List<RankFigures> figures = new ArrayList<>(all.length);
+            for (final byte[] b : all)
+            {
+                figures.add(MAPPER.readValue(b, RankFigures.class));
+            }
+            return figures;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("gathering the ranks' figures", e);
+        }
+    }
+
+    /** Adds {@code ranks}, {@code per_rank} and totals to a run's JSON; NVMe bytes become sums over the ranks. */
+    static void put(final List<RankFigures> all, final Map<String, Object> out)
+    {
+        out.put("ranks", all.size());
+        out.put("bytes_read", all.stream().mapToLong(RankFigures::bytesRead).sum());
+        out.put("bytes_written", all.stream().mapToLong(RankFigures::bytesWritten).sum());
+        out.put("bytes_transferred", all.stream().mapToLong(RankFigures::bytesSent).sum());
+        out.put("transfers", all.stream().mapToLong(RankFigures::sends).sum());
+        out.put("per_rank", all.stream().map(f -> MAPPER.convertValue(f, Map.class)).toList());
+    }
+
+    String describe()
+    {
+        return String.format("rank %d: %d tasks in %.2f s; sent %d objects (%.2f GB), received %d (%.2f GB); " +
+            "NVMe read %.2f GB, wrote %.2f GB", rank, tasks, timeS, sends, bytesSent / 1e9, receives,
+            bytesReceived / 1e9, bytesRead / 1e9, bytesWritten / 1e9);
+    }
+
+    static String describe(final List<RankFigures> all)
+    {
+        final StringBuilder s = new StringBuilder();
+        for (final RankFigures f : all)
+        {
+            s.append("  ").append(f.describe()).append(System.lineSeparator());
+        }
+        s.append(String.format("  total: %d ranks, %d tasks, %.2f GB moved between ranks, NVMe read %.2f GB, " +
+            "wrote %.2f GB%n", all.size(), all.stream().mapToLong(RankFigures::tasks).sum(),
+            all.stream().mapToLong(RankFigures::bytesSent).sum() / 1e9,
+            all.stream().mapToLong(RankFigures::bytesRead).sum() / 1e9,
+            all.stream().mapToLong(RankFigures::bytesWritten).sum() / 1e9));
+        return s.toString();
+    }
+}

@@ -1,0 +1,285 @@
+package dev.spillway.ranks;
+
+import dev.spillway.Data;
+import dev.spillway.DataNotWrittenException;
+import dev.spillway.Privilege;
+import dev.spillway.Spillway;
+import dev.spillway.SpillwayConfig;
+import dev.spillway.TaskBody;
+import dev.spillway.TaskBuilder;
+import dev.spillway.TaskHandle;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Transport;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+
+/**
+ * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
+ * has an owner rank (see {@link Owners}).
+ * <ul>
+ * <li>A task runs on the owner of the first object it writes (WRITE or READ_WRITE); a task writing nothing, such as
+ * a checksum or a verification read, runs on rank 0.</li>
+ * <li>Before it, every object it reads whose latest version its rank lacks is moved there: the holding rank (the
+ * owner when it holds it) submits a send task reading the object, the running rank a receive task writing its local
+ * copy. Transfers are ordinary tasks of the local runtimes, ordered by the same dependency rules, admitted under the
+ * same DRAM budget (a received copy may spill), and run without holding a worker.</li>
+ * <li>Each version moves to a rank at most once; a later write on any rank makes older copies stale.</li>
+ * </ul>
+ * Every rank must declare the same objects and submit the same tasks in the same order; a mismatch is detected when
+ * a transfer carries an unexpected version or size.
+ */
+public final class DistributedSpillway implements AutoCloseable
+{
+    /** Rank running tasks that write nothing. */
+    public static final int ROOT = 0;
+    /** Tags below this are free for the caller's own messages; data transfers use the ones above. */
+    public static final int FIRST_DATA_TAG = 1 << 20;
+    private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
+
+    private final Transport transport;
+    private final Spillway local;
+    private final int rank;
+    private final IdentityHashMap<Data, Placement> placements = new IdentityHashMap<>();
+    private final RankCounters counters = new RankCounters();
+    private final Object submitLock = new Object();
+    private int nextTag = FIRST_DATA_TAG;
+    private long tasksHere;
+    private long tasksElsewhere;
+
+    /**
+     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param config the local runtime's settings (budget, workers, store) for this rank.
+     */
+    public DistributedSpillway(final Transport transport, final SpillwayConfig config)
+    {
+        this.transport = transport;
+        this.rank = transport.rank();
+        this.local = config.build();
+    }
+
+    /** @return this rank. */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /** @return the number of ranks. */
+    public int size()
+    {
+        return transport.size();
+    }
+
+    /**
+     * Declares a data object on every rank; only {@code owner} and ranks that receive or write it ever hold bytes.
+     *
+     * @param tag   a stable name, unique within the job.
+     * @param size  bytes.
+     * @param owner the rank that owns it.
+     */
+    public Data data(final String tag, final int size, final int owner)
+    {
+        return declare(tag, size, owner, false);
+    }
+
+    /**
+     * Declares a data object pinned in DRAM on its owner (see {@link Spillway#pinnedData}); copies on other ranks are
+     * ordinary objects that may spill.
+     */
+    public Data pinnedData(final String tag, final int size, final int owner)
+    {
+        return declare(tag, size, owner, true);
+    }
+
+    private Data declare(final String tag, final int size, final int owner, final boolean pinned)
+    {
+        if (owner < 0 || owner >= size())
+        {
+            throw new IllegalArgumentException("data '" + tag + "': owner rank " + owner + " is not in 0.." +
+                (size() - 1));
+        }
+        synchronized (submitLock)
+        {
+            if (nextTag == Transfer.NOTICE_TAG_OFFSET)
+            {
+                throw new IllegalStateException("data '" + tag + "': too many data objects for the tag space");
+            }
+            final Data d = pinned && owner == rank ? local.pinnedData(tag, size) : local.data(tag, size);
+            placements.put(d, new Placement(d, owner, nextTag++, size()));
+            return d;
+        }
+    }
+
+    /** Starts declaring a task; every rank must submit it, and it runs on one of them (see the class comment). */
+    public TaskBuilder task(final String name)
+    {
+        return new Builder(name);
+    }
+
+    /** Waits for this rank's tasks and transfers; see {@link Spillway#awaitAll()}. */
+    public void awaitAll()
+    {
+        local.awaitAll();
+    }
+
+    /** Returns once every rank called it; fails naming a lost rank. */
+    public void barrier()
+    {
+        Collectives.barrier(transport, BARRIER_TAG);
+    }
+
+    /** @return this rank's runtime, for its counters and settings. */
+    public Spillway local()
+    {
+        return local;
+    }
+
+    /** @return the transport this rank uses. */
+    public Transport transport()
+    {
+        return transport;
+    }
+
+    /** @return what this rank ran and moved so far. */
+    public RankStats stats()
+    {
+        synchronized (submitLock)
+        {
+            return new RankStats(rank, tasksHere, tasksElsewhere, counters.sends.get(), counters.bytesSent.get(),
+                counters.receives.get(), counters.bytesReceived.get());
+        }
+    }
+
+    /** Closes this rank's runtime (after its tasks, as {@link Spillway#close()}); the transport stays open. */
+    @Override
+    public void close()
+    {
+        local.close();
+    }
+
+    private TaskHandle submit(final String name, final ArrayList<Data> data, final ArrayList<Privilege> privileges,
+        final int priority, final TaskBody body)
+    {
+        synchronized (submitLock)
+        {
+            final Placement[] objects = new Placement[data.size()];
+            int runsOn = ROOT;
+            boolean placed = false;
+            for (int i = 0; i < objects.length; i++)
+            {
+                objects[i] = placements.get(data.get(i));
+                if (objects[i] == null)
+                {
+                    throw new IllegalArgumentException("task '" + name + "': " + data.get(i) + " was not declared " +
+                        "by this DistributedSpillway");
+                }
+                if (!placed && privileges.get(i).producesContents())
+                {
+                    runsOn = objects[i].owner;
+                    placed = true;
+                }
+                if (privileges.get(i).readsContents() && objects[i].holder() < 0)
+                {
+                    throw new DataNotWrittenException("task '" + name + "' reads '" + data.get(i).tag() +
+                        "', which no earlier task wrote (or whose last use was SCRATCH)");
+                }
+            }
+            for (int i = 0; i < objects.length; i++)
+            {
+                if (privileges.get(i).readsContents() && !objects[i].heldBy(runsOn))
+                {
+                    move(objects[i], runsOn, priority);
+                }
+            }
+            final TaskHandle handle;
+            if (runsOn == rank)
+            {
+                final TaskBuilder task = local.task(name).priority(priority);
+                for (int i = 0; i < objects.length; i++)
+                {
+                    task.access(objects[i].local, privileges.get(i));
+                }
+                handle = task.submit(body);
+                tasksHere++;
+            }
+            else
+            {
+                handle = new ElsewhereHandle(name, runsOn);
+                tasksElsewhere++;
+            }
+            for (int i = 0; i < objects.length; i++)
+            {
+                if (privileges.get(i).producesContents())
+                {
+                    objects[i].written(runsOn);
+                }
+                else if (privileges.get(i) == Privilege.SCRATCH)
+                {
+                    objects[i].scratched();
+                }
+            }
+            return handle;
+        }
+    }
+
+    /** Submits this rank's side of moving the latest version of {@code object} to {@code target}. */
+    private void move(final Placement object, final int target, final int priority)
+    {
+        final int source = object.holder();
+        if (source == rank)
+        {
+            final Transfer send = Transfer.send(transport, object, target, counters);
+            local.task(send.name()).read(object.local).priority(priority).submit(send);
+        }
+        else if (target == rank)
+        {
+            final Transfer receive = Transfer.receive(transport, object, source, counters);
+            local.task(receive.name()).write(object.local).priority(priority).submit(receive);
+        }
+        object.received(target);
+    }
+
+    /** Collects one task's declarations, then submits it on every rank's view. */
+    private final class Builder implements TaskBuilder
+    {
+        private final String name;
+        private final ArrayList<Data> data = new ArrayList<>(4);
+        private final ArrayList<Privilege> privileges = new ArrayList<>(4);
+        private int priority;
+
+        Builder(final String name)
+        {
+            if (name == null || name.isEmpty())
+            {
+                throw new IllegalArgumentException("a task needs a non-empty name");
+            }
+            this.name = name;
+        }
+
+        @Override
+        public TaskBuilder access(final Data d, final Privilege privilege)
+        {
+            if (data.contains(d))
+            {
+                throw new IllegalArgumentException("task '" + name + "' declares '" + d.tag() +
+                    "' twice; declare it once with the strongest privilege (e.g. READ_WRITE)");
+            }
+            data.add(d);
+            privileges.add(privilege);
+            return this;
+        }
+
+        @Override
+        public TaskBuilder priority(final int priority)
+        {
+            this.priority = priority;
+            return this;
+        }
+
+        @Override
+        public TaskHandle submit(final TaskBody body)
+        {
+            return DistributedSpillway.this.submit(name, data, privileges, priority, body);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.spillway.ranks;
+
+import dev.spillway.TaskContext;
+import dev.spillway.internal.AsyncTaskBody;
+import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.Transport;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The body of an internal task moving one version of a data object between ranks: a send (the task reads the object)
+ * or a receive (the task writes the local copy). Both run without holding a worker; the object stays resident, and
+ * counted against the budget, until the transfer completes. The send first sends a small notice; the receive is
+ * admitted, and takes DRAM, only once that notice arrived, so a rank never fills its budget with buffers waiting
+ * for data another rank has not produced yet (two such ranks would wait on each other for ever).
+ */
+final class Transfer implements AsyncTaskBody
+{
+    /** Added to an object's tag for the notice that precedes its data. */
+    static final int NOTICE_TAG_OFFSET = 1 << 30;
+    private static final int NOTICE_BYTES = 8;
+
+    private final Transport transport;
+    private final Placement object;
+    private final int peer;
+    private final int version;
+    private final boolean send;
+    private final RankCounters counters;
+
+    private Transfer(final Transport transport, final Placement object, final int peer, final boolean send,
+        final RankCounters counters)
+    {
+        this.transport = transport;
+        this.object = object;
+        this.peer = peer;
+        this.version = object.version;
+        this.send = send;
+        this.counters = counters;
+    }
+
+    static Transfer send(final Transport transport, final Placement object, final int target,
+        final RankCounters counters)
+    {
+        return new Transfer(transport, object, target, true, counters);
+    }
+
+    static Transfer receive(final Transport transport, final Placement object, final int source,
+        final RankCounters counters)
+    {
+        return new Transfer(transport, object, source, false, counters);
+    }
+
+    /** @return the internal task's name, which errors and wait reports show. */
+    String name()
+    {
+        return (send ? "send '" + object.local.tag() + "' v" + version + " to rank " :
+            "receive '" + object.local.tag() + "' v" + version + " from rank ") + peer;
+    }
+
+    /** A receive takes no DRAM until the sender announced that it holds the version and is sending it. */
+    @Override
+    public CompletableFuture<?> gate()
+    {
+        if (send)
+        {
+            return null;
+        }
+        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenAccept(this::check);
+    }
+
+    @Override
+    public String gateReason()
+    {
+        return "rank " + peer + " to send '" + object.local.tag() + "' v" + version;
+    }
+
+    @Override
+    public CompletableFuture<?> start(final TaskContext ctx)
+    {
+        if (send)
+        {
+            CrashPoints.hit(CrashPoints.TRANSFER_SEND);
+            final int bytes = object.local.size();
+            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()),
+                ByteBuffer.allocateDirect(NOTICE_BYTES));
+            final CompletableFuture<Void> data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
+            return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes));
+        }
+        return transport.receive(peer, object.tag, ctx.buffer(object.local)).thenAccept(m ->
+        {
+            check(m);
+            if (m.length() != object.local.size())
+            {
+                throw new IllegalStateException(name() + ": rank " + peer + " sent " + m.length() + " B, expected " +
+                    object.local.size() + " B: the ranks do not run the same program");
+            }
+            counters.received(m.length());
+        });
+    }
+
+    private Header header(final int tag)
+    {
+        return new Header(Header.NO_RANK, tag, 0, 0, version);
+    }
+
+    private int noticeTag()
+    {
+        return object.tag + NOTICE_TAG_OFFSET;
+    }
+
+    private void check(final Message m)
+    {
+        if (m.header().seq() != version)
+        {
+            throw new IllegalStateException(name() + ": rank " + m.header().rank() + " sent version " +
+                m.header().seq() + ", expected version " + version + ": the ranks do not run the same program");
+        }
+    }
+}
