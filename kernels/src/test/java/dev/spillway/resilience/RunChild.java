@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * {@code spillway run lu} in a child JVM, for fault injection: run it to the end, or kill it with SIGKILL at a named
  * crash point or after a delay.
  */
-final class RunChild
+public final class RunChild
 {
     static final int N = 2048;
     static final int TILE = 128;
@@ -69,11 +69,12 @@ final class RunChild
         return property("spillway.crashAt", point).property("spillway.crashAtHit", String.valueOf(hit));
     }
 
-    RunChild start() throws IOException
+    /**
+     * @return {@code java} with this JVM's flags (no agents, no armed crash point), a 256 MiB heap, Java BLAS,
+     *         {@code properties}, the test class path and {@code mainClass}.
+     */
+    public static List<String> java(final List<String> properties, final String mainClass)
     {
-        log = Files.createTempFile(work, "child", ".log");
-        json = Files.createTempFile(work, "child", ".json");
-        Files.delete(json);
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
@@ -85,10 +86,19 @@ final class RunChild
         }
         command.add("-Xmx256m");
         command.add("-Dspillway.blas=java");
-        command.addAll(jvmProperties);
+        command.addAll(properties);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(SpillwayCli.class.getName());
+        command.add(mainClass);
+        return command;
+    }
+
+    RunChild start() throws IOException
+    {
+        log = Files.createTempFile(work, "child", ".log");
+        json = Files.createTempFile(work, "child", ".json");
+        Files.delete(json);
+        final List<String> command = java(jvmProperties, SpillwayCli.class.getName());
         command.addAll(runArgs);
         command.addAll(List.of("--workers", workers, "--dram", dram));
         command.add("--json");

@@ -538,16 +538,22 @@ final class UcxAgent implements Agent
         {
             return;
         }
+        final ArrayList<Op<?>> failed = new ArrayList<>();
         for (final Iterator<Op<?>> it = pending.iterator(); it.hasNext(); )
         {
             final Op<?> op = it.next();
             if (op.rank == peer)
             {
                 it.remove();
-                op.abandon(new PeerFailedException(peer, op.what, reason));
+                failed.add(op);
             }
         }
         atomics.values().removeIf(op -> op.rank == peer);
+        // Outside the iteration: completing a future runs callbacks that may issue operations.
+        for (final Op<?> op : failed)
+        {
+            op.abandon(new PeerFailedException(peer, op.what, reason));
+        }
         if (config.peerErrorHandling() && endpoints != null && endpoints[peer] != null)
         {
             // Not from inside UCX's error callback: on the next duty cycle. Fails what UCX still holds for the peer.
@@ -559,6 +565,7 @@ final class UcxAgent implements Agent
 
     private void expire(final long now)
     {
+        ArrayList<Op<?>> expired = null;
         for (final Iterator<Op<?>> it = pending.iterator(); it.hasNext(); )
         {
             final Op<?> op = it.next();
@@ -570,6 +577,14 @@ final class UcxAgent implements Agent
                     continue;
                 }
                 atomics.values().remove(op);
+                expired = expired == null ? new ArrayList<>() : expired;
+                expired.add(op);
+            }
+        }
+        if (expired != null)
+        {
+            for (final Op<?> op : expired)
+            {
                 op.abandon(new TransportTimeoutException(op.rank, op.what, config.operationTimeout().toMillis()));
             }
         }
@@ -655,11 +670,12 @@ final class UcxAgent implements Agent
         {
             command.run();
         }
-        for (final Op<?> op : pending)
+        final List<Op<?>> abandoned = new ArrayList<>(pending);
+        pending.clear();
+        for (final Op<?> op : abandoned)
         {
             op.abandon(new PeerFailedException(rank, op.what, "this rank closed its transport"));
         }
-        pending.clear();
         atomics.clear();
         systemReceives.forEach(SystemReceive::cancel);
         final List<UcpRequest> closes = new ArrayList<>();

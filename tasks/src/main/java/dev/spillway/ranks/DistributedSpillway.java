@@ -9,10 +9,12 @@ import dev.spillway.TaskBody;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskHandle;
 import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -36,6 +38,7 @@ public final class DistributedSpillway implements AutoCloseable
     /** Tags below this are free for the caller's own messages; data transfers use the ones above. */
     public static final int FIRST_DATA_TAG = 1 << 20;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
+    private static final long WATCH_MS = 50;
 
     private final Transport transport;
     private final Spillway local;
@@ -46,6 +49,8 @@ public final class DistributedSpillway implements AutoCloseable
     private int nextTag = FIRST_DATA_TAG;
     private long tasksHere;
     private long tasksElsewhere;
+    private final CompletableFuture<Void> jobLost = new CompletableFuture<>();
+    private final Thread watcher;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
@@ -56,6 +61,34 @@ public final class DistributedSpillway implements AutoCloseable
         this.transport = transport;
         this.rank = transport.rank();
         this.local = config.build();
+        this.watcher = new Thread(this::watch, "spillway-rank-" + rank + "-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    /** Fails {@link #jobLost} once the transport reports any peer lost. */
+    private void watch()
+    {
+        try
+        {
+            while (!jobLost.isDone())
+            {
+                for (int r = 0; r < transport.size(); r++)
+                {
+                    final String reason = r == rank ? null : transport.lostReason(r);
+                    if (reason != null)
+                    {
+                        jobLost.completeExceptionally(new PeerFailedException(r, "the job", reason));
+                        return;
+                    }
+                }
+                Thread.sleep(WATCH_MS);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return this rank. */
@@ -154,6 +187,7 @@ public final class DistributedSpillway implements AutoCloseable
     @Override
     public void close()
     {
+        watcher.interrupt();
         local.close();
     }
 
@@ -228,12 +262,12 @@ public final class DistributedSpillway implements AutoCloseable
         final int source = object.holder();
         if (source == rank)
         {
-            final Transfer send = Transfer.send(transport, object, target, counters);
+            final Transfer send = Transfer.send(transport, object, target, counters, jobLost);
             local.task(send.name()).read(object.local).priority(priority).submit(send);
         }
         else if (target == rank)
         {
-            final Transfer receive = Transfer.receive(transport, object, source, counters);
+            final Transfer receive = Transfer.receive(transport, object, source, counters, jobLost);
             local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
         object.received(target);

@@ -15,7 +15,9 @@ import java.util.concurrent.CompletableFuture;
  * or a receive (the task writes the local copy). Both run without holding a worker; the object stays resident, and
  * counted against the budget, until the transfer completes. The send first sends a small notice; the receive is
  * admitted, and takes DRAM, only once that notice arrived, so a rank never fills its budget with buffers waiting
- * for data another rank has not produced yet (two such ranks would wait on each other for ever).
+ * for data another rank has not produced yet (two such ranks would wait on each other for ever). Once any rank is
+ * lost, notices and sends still waiting fail: the peer they wait for may be waiting on the lost one. A receive whose
+ * notice came is left to complete or fail by itself, since the transport may still write into its buffer.
  */
 final class Transfer implements AsyncTaskBody
 {
@@ -29,10 +31,12 @@ final class Transfer implements AsyncTaskBody
     private final int version;
     private final boolean send;
     private final RankCounters counters;
+    private final CompletableFuture<Void> jobLost;
 
     private Transfer(final Transport transport, final Placement object, final int peer, final boolean send,
-        final RankCounters counters)
+        final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
+        this.jobLost = jobLost;
         this.transport = transport;
         this.object = object;
         this.peer = peer;
@@ -41,16 +45,17 @@ final class Transfer implements AsyncTaskBody
         this.counters = counters;
     }
 
+    /** @param jobLost fails once any rank is lost: a wait for a live peer may then never end. */
     static Transfer send(final Transport transport, final Placement object, final int target,
-        final RankCounters counters)
+        final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
-        return new Transfer(transport, object, target, true, counters);
+        return new Transfer(transport, object, target, true, counters, jobLost);
     }
 
     static Transfer receive(final Transport transport, final Placement object, final int source,
-        final RankCounters counters)
+        final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
-        return new Transfer(transport, object, source, false, counters);
+        return new Transfer(transport, object, source, false, counters, jobLost);
     }
 
     /** @return the internal task's name, which errors and wait reports show. */
@@ -68,7 +73,8 @@ final class Transfer implements AsyncTaskBody
         {
             return null;
         }
-        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenAccept(this::check);
+        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenAccept(this::check)
+            .applyToEither(jobLost, ignored -> null);
     }
 
     @Override
@@ -87,7 +93,8 @@ final class Transfer implements AsyncTaskBody
             final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()),
                 ByteBuffer.allocateDirect(NOTICE_BYTES));
             final CompletableFuture<Void> data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
-            return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes));
+            return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes))
+                .applyToEither(jobLost, ignored -> null);
         }
         return transport.receive(peer, object.tag, ctx.buffer(object.local)).thenAccept(m ->
         {

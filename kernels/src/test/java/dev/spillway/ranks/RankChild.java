@@ -1,0 +1,188 @@
+package dev.spillway.ranks;
+
+import dev.spillway.resilience.RunChild;
+import dev.spillway.cli.SpillwayCli;
+import dev.spillway.rdma.TransportConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One rank (or a lone run) in a child JVM, optionally inside a network namespace: the current {@code java}, the test
+ * class path and this JVM's flags (as in the resilience tests' {@code RunChild}), the pure-Java BLAS, and the job
+ * named by SPILLWAY_RANK/SIZE/COORDINATOR/SECRET. Standard output and error go to separate files.
+ */
+final class RankChild
+{
+    static final String SECRET = "ranks-test-secret-0123456789abcdef";
+
+    private final String name;
+    private final String mainClass;
+    private final List<String> args;
+    private final List<String> prefix = new ArrayList<>();
+    private final List<String> properties = new ArrayList<>();
+    private final Map<String, String> env = new LinkedHashMap<>();
+    private Path out;
+    private Path err;
+    private Process process;
+
+    private RankChild(final String name, final String mainClass, final List<String> args)
+    {
+        this.name = name;
+        this.mainClass = mainClass;
+        this.args = List.copyOf(args);
+    }
+
+    /** @return {@code spillway args...}. */
+    static RankChild cli(final String name, final List<String> args)
+    {
+        return new RankChild(name, SpillwayCli.class.getName(), args);
+    }
+
+    /** @return {@code main.main(args)}. */
+    static RankChild main(final String name, final Class<?> main, final List<String> args)
+    {
+        return new RankChild(name, main.getName(), args);
+    }
+
+    /** Runs the child inside {@code namespace} through {@code ip netns exec}. */
+    RankChild in(final String namespace)
+    {
+        prefix.addAll(NetnsPair.exec(namespace));
+        return this;
+    }
+
+    /** Makes the child rank {@code rank} of {@code size}, meeting at {@code coordinator} ({@code host:port}). */
+    RankChild rank(final int rank, final int size, final String coordinator)
+    {
+        env.put(TransportConfig.RANK_ENV, Integer.toString(rank));
+        env.put(TransportConfig.SIZE_ENV, Integer.toString(size));
+        env.put(TransportConfig.COORDINATOR_ENV, coordinator);
+        env.put(TransportConfig.SECRET_ENV, SECRET);
+        return this;
+    }
+
+    RankChild env(final String key, final String value)
+    {
+        env.put(key, value);
+        return this;
+    }
+
+    RankChild property(final String key, final String value)
+    {
+        properties.add("-D" + key + "=" + value);
+        return this;
+    }
+
+    /** Starts the child; a child not given {@link #rank} runs alone, whatever this JVM's environment says. */
+    RankChild start(final Path dir) throws IOException
+    {
+        out = dir.resolve(name + ".out");
+        err = dir.resolve(name + ".err");
+        final List<String> command = new ArrayList<>(prefix);
+        command.addAll(RunChild.java(properties, mainClass));
+        command.addAll(args);
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        final Map<String, String> e = pb.environment();
+        for (final String k : List.of(TransportConfig.RANK_ENV, TransportConfig.SIZE_ENV,
+            TransportConfig.COORDINATOR_ENV, TransportConfig.SECRET_ENV, "UCX_NET_DEVICES", "UCX_TLS"))
+        {
+            e.remove(k);
+        }
+        e.put("OPENBLAS_NUM_THREADS", "1");
+        e.putAll(env);
+        process = pb.start();
+        return this;
+    }
+
+    /** Waits up to {@code limit} for the child to end; returns its exit status, or fails naming the hang. */
+    int await(final Duration limit) throws Exception
+    {
+        if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            process.destroyForcibly();
+            throw new AssertionError(name + " was still running after " + limit.toSeconds() + " s:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    /** Waits until the child's standard output contains {@code text}; fails if any of {@code others} ends first. */
+    void awaitOutput(final String text, final Duration limit, final RankChild... others) throws Exception
+    {
+        final long deadline = System.nanoTime() + limit.toNanos();
+        while (!Files.readString(out).contains(text))
+        {
+            for (final RankChild c : concat(this, others))
+            {
+                if (!c.process.isAlive())
+                {
+                    throw new AssertionError(c.name + " ended (exit " + c.process.exitValue() + ") before " + name +
+                        " printed '" + text + "':\n" + c.output() + (c == this ? "" : "\n" + output()));
+                }
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError(name + " did not print '" + text + "' in " + limit.toSeconds() + " s:\n" +
+                    output());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Kills the child with SIGKILL and checks that it died of it. */
+    void kill() throws Exception
+    {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS))
+        {
+            throw new AssertionError(name + " did not die after SIGKILL");
+        }
+        final int exit = process.exitValue();
+        if (exit != 137)
+        {
+            throw new AssertionError(name + ": expected death by SIGKILL (exit 137), got exit " + exit + ":\n" +
+                output());
+        }
+    }
+
+    /** Kills the child if it still runs; for finally blocks. */
+    void destroy()
+    {
+        if (process != null)
+        {
+            process.destroyForcibly();
+        }
+    }
+
+    String stdout() throws IOException
+    {
+        return Files.readString(out);
+    }
+
+    String stderr() throws IOException
+    {
+        return Files.readString(err);
+    }
+
+    /** @return both streams, labelled, for failure messages. */
+    String output() throws IOException
+    {
+        return "--- " + name + " stdout ---\n" + stdout() + "--- " + name + " stderr ---\n" + stderr();
+    }
+
+    private static List<RankChild> concat(final RankChild first, final RankChild... rest)
+    {
+        final List<RankChild> all = new ArrayList<>();
+        all.add(first);
+        all.addAll(List.of(rest));
+        return all;
+    }
+
+}
