@@ -21,7 +21,7 @@ class LaunchCommandTest
     void threeLocalRanksGiveTheSingleRankResult() throws Exception
     {
         dev.spillway.ranks.RankChildSupport.requireUcx();
-        final String[] lu = {"lu", "--n", "384", "--tile", "64", "--workers", "1", "--dram", "200%", "--pivoting"};
+        final String[] lu = {"lu", "--n", "384", "--tile", "64", "--workers", "1", "--dram", "4m", "--pivoting"};
         assertEquals(0, SpillwayCli.commandLine().execute(args("run", lu, "one")));
         assertEquals(0, SpillwayCli.commandLine().execute(args("launch -n 3 run", lu, "three")));
         final JsonNode one = new ObjectMapper().readTree(dir.resolve("one.json").toFile());

@@ -3,7 +3,7 @@ package dev.spillway.rdma;
 import java.nio.ByteBuffer;
 
 /**
- * A rank in a child JVM for {@link UcxCrashTest} and {@link RdmaBench}: configured from the SPILLWAY_* environment,
+ * A rank in a child JVM for {@link UcxCrashTest}: configured from the SPILLWAY_* environment,
  * it exposes a window of {@code args[0]} bytes, exchanges handles (tag 77) and waits passively (its progress thread
  * serves puts, gets and atomics) until rank 0 sends tag 99 or the operation timeout passes.
  */
