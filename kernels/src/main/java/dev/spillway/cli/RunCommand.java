@@ -196,10 +196,7 @@ final class RunCommand implements Callable<Integer>
             RankFigures.put(all, out);
             print(kernel, result, null);
             System.out.print(RankFigures.describe(all));
-            if (json != null)
-            {
-                new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
-            }
+            writeJson(out);
             return verdict(result);
         }
         if ("mmap".equals(graphKind))
@@ -230,10 +227,7 @@ final class RunCommand implements Callable<Integer>
         {
             System.out.print(CheckpointSummary.describe(checkpoints));
         }
-        if (json != null)
-        {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
-        }
+        writeJson(out);
         if (report != null)
         {
             final Map<String, String> lines = new LinkedHashMap<>();
@@ -243,6 +237,14 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: report written to " + report);
         }
         return verdict(result);
+    }
+
+    private void writeJson(final Map<String, Object> out) throws IOException
+    {
+        if (json != null)
+        {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+        }
     }
 
     private static int verdict(final RunResult result)

@@ -275,7 +275,8 @@ public final class Engine
     /** Starts a task declaration. */
     public TaskBuilder task(final String name)
     {
-        return new TaskBuilderImpl(this, name);
+        return new TaskBuilderImpl(name, (n, body, data, privileges, priority) ->
+            submit(n, body, (DataRef[])data, privileges, priority));
     }
 
     TaskHandle submit(final String name, final TaskBody body, final DataRef[] refs, final Privilege[] privileges,

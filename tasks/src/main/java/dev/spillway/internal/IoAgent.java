@@ -10,6 +10,7 @@ import org.agrona.concurrent.AgentTerminationException;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -314,7 +315,7 @@ final class IoAgent implements Agent
     /** Holds an asynchronous task out of admission, so it takes no DRAM, until its gate opens. */
     private void gate(final TaskRecord t, final AsyncTaskBody body)
     {
-        final java.util.concurrent.CompletableFuture<?> gate;
+        final CompletableFuture<?> gate;
         try
         {
             gate = body.gate();
@@ -331,8 +332,7 @@ final class IoAgent implements Agent
         }
         t.status(TaskStatus.GATED);
         gate.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.GATE_OPEN, t,
-            failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
-                failure.getCause() : failure));
+            Completions.cause(failure)));
     }
 
     private void onGateOpen(final TaskRecord t, final Throwable failure)

@@ -8,24 +8,34 @@ import dev.spillway.TaskHandle;
 
 import java.util.ArrayList;
 
-final class TaskBuilderImpl implements TaskBuilder
+/** Collects one task's declarations, checked, and hands them to a {@link Submitter}. Internal. */
+public final class TaskBuilderImpl implements TaskBuilder
 {
-    private final Engine engine;
-    private final String name;
+    /** Where a finished declaration goes: one runtime, or the ranks of a distributed one. */
+    @FunctionalInterface
+    public interface Submitter
+    {
+        /** @param data the declared objects, each one a runtime declared (the array's runtime type may be narrower). */
+        TaskHandle submit(String name, TaskBody body, Data[] data, Privilege[] privileges, int priority);
+    }
+
     private static final DataRef[] NO_REFS = {};
     private static final Privilege[] NO_PRIVILEGES = {};
 
+    private final Submitter submitter;
+    private final String name;
     private ArrayList<DataRef> refs;
     private ArrayList<Privilege> privileges;
     private int priority;
 
-    TaskBuilderImpl(final Engine engine, final String name)
+    /** @param name the task's name, not empty. */
+    public TaskBuilderImpl(final String name, final Submitter submitter)
     {
         if (name == null || name.isEmpty())
         {
             throw new IllegalArgumentException("a task needs a non-empty name");
         }
-        this.engine = engine;
+        this.submitter = submitter;
         this.name = name;
     }
 
@@ -61,7 +71,7 @@ final class TaskBuilderImpl implements TaskBuilder
     @Override
     public TaskHandle submit(final TaskBody body)
     {
-        return refs == null ? engine.submit(name, body, NO_REFS, NO_PRIVILEGES, priority) :
-            engine.submit(name, body, refs.toArray(NO_REFS), privileges.toArray(NO_PRIVILEGES), priority);
+        return refs == null ? submitter.submit(name, body, NO_REFS, NO_PRIVILEGES, priority) :
+            submitter.submit(name, body, refs.toArray(NO_REFS), privileges.toArray(NO_PRIVILEGES), priority);
     }
 }

@@ -6,6 +6,7 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.MessagePassingQueue;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Runs task bodies taken from a ready queue. Never does IO: completion goes back to the IO thread. */
@@ -88,9 +89,10 @@ final class Worker implements Agent
             CrashPoints.hit(CrashPoints.IN_TASK);
             if (t.body instanceof AsyncTaskBody async)
             {
-                final java.util.concurrent.CompletableFuture<?> done = async.start(ctx);
+                final CompletableFuture<?> done = async.start(ctx);
                 endRun(t, start, event);
-                done.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.DONE, t, unwrap(failure)));
+                done.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.DONE, t,
+                    Completions.cause(failure)));
                 return 1;
             }
             t.body.run(ctx);
@@ -127,12 +129,6 @@ final class Worker implements Agent
         engine.traceTask(index + 1, t, start, end);
         idleSince = end;
         waitingForData = false;
-    }
-
-    private static Throwable unwrap(final Throwable failure)
-    {
-        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
-            failure.getCause() : failure;
     }
 
     private void endIdle(final long now)

@@ -8,11 +8,11 @@ import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskBody;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskHandle;
+import dev.spillway.internal.TaskBuilderImpl;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
 
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -146,7 +146,7 @@ public final class DistributedSpillway implements AutoCloseable
     /** Starts declaring a task; every rank must submit it, and it runs on one of them (see the class comment). */
     public TaskBuilder task(final String name)
     {
-        return new Builder(name);
+        return new TaskBuilderImpl(name, this::submit);
     }
 
     /** Waits for this rank's tasks and transfers; see {@link Spillway#awaitAll()}. */
@@ -191,36 +191,36 @@ public final class DistributedSpillway implements AutoCloseable
         local.close();
     }
 
-    private TaskHandle submit(final String name, final ArrayList<Data> data, final ArrayList<Privilege> privileges,
-        final int priority, final TaskBody body)
+    private TaskHandle submit(final String name, final TaskBody body, final Data[] data, final Privilege[] privileges,
+        final int priority)
     {
         synchronized (submitLock)
         {
-            final Placement[] objects = new Placement[data.size()];
+            final Placement[] objects = new Placement[data.length];
             int runsOn = ROOT;
             boolean placed = false;
             for (int i = 0; i < objects.length; i++)
             {
-                objects[i] = placements.get(data.get(i));
+                objects[i] = placements.get(data[i]);
                 if (objects[i] == null)
                 {
-                    throw new IllegalArgumentException("task '" + name + "': " + data.get(i) + " was not declared " +
+                    throw new IllegalArgumentException("task '" + name + "': " + data[i] + " was not declared " +
                         "by this DistributedSpillway");
                 }
-                if (!placed && privileges.get(i).producesContents())
+                if (!placed && privileges[i].producesContents())
                 {
                     runsOn = objects[i].owner;
                     placed = true;
                 }
-                if (privileges.get(i).readsContents() && objects[i].holder() < 0)
+                if (privileges[i].readsContents() && objects[i].holder() < 0)
                 {
-                    throw new DataNotWrittenException("task '" + name + "' reads '" + data.get(i).tag() +
+                    throw new DataNotWrittenException("task '" + name + "' reads '" + data[i].tag() +
                         "', which no earlier task wrote (or whose last use was SCRATCH)");
                 }
             }
             for (int i = 0; i < objects.length; i++)
             {
-                if (privileges.get(i).readsContents() && !objects[i].heldBy(runsOn))
+                if (privileges[i].readsContents() && !objects[i].heldBy(runsOn))
                 {
                     move(objects[i], runsOn, priority);
                 }
@@ -231,7 +231,7 @@ public final class DistributedSpillway implements AutoCloseable
                 final TaskBuilder task = local.task(name).priority(priority);
                 for (int i = 0; i < objects.length; i++)
                 {
-                    task.access(objects[i].local, privileges.get(i));
+                    task.access(objects[i].local, privileges[i]);
                 }
                 handle = task.submit(body);
                 tasksHere++;
@@ -243,11 +243,11 @@ public final class DistributedSpillway implements AutoCloseable
             }
             for (int i = 0; i < objects.length; i++)
             {
-                if (privileges.get(i).producesContents())
+                if (privileges[i].producesContents())
                 {
                     objects[i].written(runsOn);
                 }
-                else if (privileges.get(i) == Privilege.SCRATCH)
+                else if (privileges[i] == Privilege.SCRATCH)
                 {
                     objects[i].scratched();
                 }
@@ -271,49 +271,5 @@ public final class DistributedSpillway implements AutoCloseable
             local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
         object.received(target);
-    }
-
-    /** Collects one task's declarations, then submits it on every rank's view. */
-    private final class Builder implements TaskBuilder
-    {
-        private final String name;
-        private final ArrayList<Data> data = new ArrayList<>(4);
-        private final ArrayList<Privilege> privileges = new ArrayList<>(4);
-        private int priority;
-
-        Builder(final String name)
-        {
-            if (name == null || name.isEmpty())
-            {
-                throw new IllegalArgumentException("a task needs a non-empty name");
-            }
-            this.name = name;
-        }
-
-        @Override
-        public TaskBuilder access(final Data d, final Privilege privilege)
-        {
-            if (data.contains(d))
-            {
-                throw new IllegalArgumentException("task '" + name + "' declares '" + d.tag() +
-                    "' twice; declare it once with the strongest privilege (e.g. READ_WRITE)");
-            }
-            data.add(d);
-            privileges.add(privilege);
-            return this;
-        }
-
-        @Override
-        public TaskBuilder priority(final int priority)
-        {
-            this.priority = priority;
-            return this;
-        }
-
-        @Override
-        public TaskHandle submit(final TaskBody body)
-        {
-            return DistributedSpillway.this.submit(name, data, privileges, priority, body);
-        }
     }
 }

@@ -24,6 +24,8 @@ final class Transfer implements AsyncTaskBody
     /** Added to an object's tag for the notice that precedes its data. */
     static final int NOTICE_TAG_OFFSET = 1 << 30;
     private static final int NOTICE_BYTES = 8;
+    /** The notice's payload: only its header matters, so every send shares these bytes, never written. */
+    private static final ByteBuffer NOTICE = ByteBuffer.allocateDirect(NOTICE_BYTES);
 
     private final Transport transport;
     private final Placement object;
@@ -90,8 +92,7 @@ final class Transfer implements AsyncTaskBody
         {
             CrashPoints.hit(CrashPoints.TRANSFER_SEND);
             final int bytes = object.local.size();
-            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()),
-                ByteBuffer.allocateDirect(NOTICE_BYTES));
+            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()), NOTICE);
             final CompletableFuture<Void> data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
             return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes))
                 .applyToEither(jobLost, ignored -> null);

@@ -10,13 +10,18 @@ import dev.spillway.ranks.Owners;
 public final class Home
 {
     /** Rank 0: work buffers of verification and the like. */
-    public static final Home ROOT = new Home(0, 0, 0);
+    public static final Home ROOT = new Home(Kind.ROOT, 0, 0);
 
-    private final int kind;
+    private enum Kind
+    {
+        ROOT, BLOCK, SLAB
+    }
+
+    private final Kind kind;
     private final int a;
     private final int b;
 
-    private Home(final int kind, final int a, final int b)
+    private Home(final Kind kind, final int a, final int b)
     {
         this.kind = kind;
         this.a = a;
@@ -26,13 +31,13 @@ public final class Home
     /** @return the home of matrix tile (row, col). */
     public static Home block(final int row, final int col)
     {
-        return new Home(1, row, col);
+        return new Home(Kind.BLOCK, row, col);
     }
 
     /** @return the home of block {@code index} of {@code count}, in an order that makes slabs contiguous. */
     public static Home slab(final int index, final int count)
     {
-        return new Home(2, index, count);
+        return new Home(Kind.SLAB, index, count);
     }
 
     /** @return the owning rank among {@code size}. */
@@ -40,9 +45,9 @@ public final class Home
     {
         return switch (kind)
         {
-            case 1 -> Owners.blockCyclic(a, b, size);
-            case 2 -> Owners.slab(a, b, size);
-            default -> DistributedSpillway.ROOT;
+            case BLOCK -> Owners.blockCyclic(a, b, size);
+            case SLAB -> Owners.slab(a, b, size);
+            case ROOT -> DistributedSpillway.ROOT;
         };
     }
 }
