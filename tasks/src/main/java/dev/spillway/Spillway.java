@@ -62,6 +62,17 @@ public final class Spillway implements AutoCloseable
         return engine.pinnedData(tag, size);
     }
 
+    /**
+     * @param bytes an object size, as passed to {@link #data}.
+     * @return what an object of that size is charged against the DRAM budget while resident: its size rounded up to
+     *         the store's block size (at least a page), plus alignment slack where the OS cannot give aligned pages.
+     *         A task fits only if the charges of its unpinned objects add up to at most the budget less pinned data.
+     */
+    public long dramCharge(final int bytes)
+    {
+        return engine.dramCharge(bytes);
+    }
+
     /** @return the object declared with {@code tag}, or {@code null}. */
     public Data lookup(final String tag)
     {

@@ -266,6 +266,16 @@ public final class Engine
         ref.object.residency(Residency.IN_NVM);
     }
 
+    /** @return the budget charge of a resident object of {@code bytes}. */
+    public long dramCharge(final int bytes)
+    {
+        if (bytes <= 0)
+        {
+            throw new IllegalArgumentException("bytes must be positive, got " + bytes);
+        }
+        return pool.cost(bytes);
+    }
+
     /** @return the declared object of {@code tag}, or null. */
     public Data lookup(final String tag)
     {
