@@ -100,19 +100,58 @@ public final class Spillway implements AutoCloseable
         engine.resume();
     }
 
-    /** Waits for every submitted task; every 10 s without progress it prints what tasks wait for to stderr. */
+    /**
+     * Marks {@code data} dead: once every task submitted before this call is done with it, its contents are dropped
+     * from DRAM and the NVMe tier and never written back. Its tag stays declared: a later task may WRITE it afresh,
+     * and reading it before that is refused with {@link DataNotWrittenException}. Like StarPU's
+     * {@code starpu_data_invalidate} or Spark's {@code unpersist}.
+     *
+     * @return the discard, a task named {@code discard 'tag'}.
+     * @throws IllegalArgumentException if {@code data} is pinned or belongs to another runtime.
+     */
+    public TaskHandle discard(final Data data)
+    {
+        return engine.discard(data);
+    }
+
+    /**
+     * Waits until every task submitted before this call that writes {@code data} is done and its contents are in
+     * DRAM, then holds them there for the caller to read, without a copy task: the object counts against the DRAM
+     * budget, and tasks submitted later that write it wait, until {@link Acquired#close()}. Like StarPU's
+     * {@code starpu_data_acquire} in read mode.
+     *
+     * @throws TaskFailedException   if the task that was to produce the contents failed.
+     * @throws IllegalStateException if called from inside a task body of this runtime.
+     */
+    public Acquired acquire(final Data data)
+    {
+        return engine.acquire(data);
+    }
+
+    /**
+     * Waits for every submitted task. Every 10 s without progress it prints what tasks wait for to stderr.
+     *
+     * @throws TaskFailedException   if any task failed or was cancelled since the last {@code awaitAll}: it names the
+     *                               first such task in submission order, counts the others, and has what that task's
+     *                               body threw as its cause. Every other task still ran to its end first.
+     * @throws IllegalStateException if called from inside a task body of this runtime.
+     */
     public void awaitAll()
     {
         engine.awaitAll(null);
     }
 
     /**
-     * Waits at most {@code timeout} for every submitted task.
+     * Waits at most {@code timeout} for every submitted task, then reports failures as {@link #awaitAll()} does.
      *
      * @throws StallException on timeout, listing what unfinished tasks wait for.
      */
     public void awaitAll(final Duration timeout)
     {
+        if (timeout == null)
+        {
+            throw new NullPointerException("timeout is null; awaitAll() waits without one");
+        }
         engine.awaitAll(timeout);
     }
 
@@ -152,7 +191,11 @@ public final class Spillway implements AutoCloseable
 
     /**
      * Stops the runtime as {@code mode} says, then stops its threads, removes its spill files and frees its DRAM.
-     * Later calls return the first report.
+     * Later calls return the first report. Buffers that tasks kept past their run stay safe to touch but hold no
+     * data (see {@link TaskContext#buffer}).
+     *
+     * @throws IllegalStateException if called from inside a task body of this runtime.
+     * @throws SpillwayException     after cleaning up, if the runtime had stopped on an internal error.
      */
     public CloseReport close(final CloseMode mode)
     {

@@ -33,6 +33,7 @@ public final class SpillwayConfig
     private int prefetchDepth = Integer.getInteger("spillway.prefetchDepth", 16);
     private double cleanReserve = Double.parseDouble(System.getProperty("spillway.cleanReserve", "0.125"));
     private boolean pinWorkers = Boolean.getBoolean("spillway.pinWorkers");
+    private boolean poisonReleasedBuffers = Boolean.getBoolean("spillway.poisonReleasedBuffers");
     private Path traceFile = System.getProperty("spillway.trace") == null ? null :
         Path.of(System.getProperty("spillway.trace"));
     private CloseMode closeMode = CloseMode.DRAIN;
@@ -202,6 +203,20 @@ public final class SpillwayConfig
     }
 
     /**
+     * Debugging aid for buffers kept past their task (see {@link TaskContext#buffer}): DRAM given back by an object
+     * is filled with a NaN pattern ({@code 0xFFF8DEADFFF8DEAD} per long), so stale reads show it, and the pattern is
+     * checked before the DRAM is reused or freed, so a stale write stops the runtime with an error naming the object
+     * that last held it. Costs a pass over every released buffer. Default off; property
+     * {@code spillway.poisonReleasedBuffers}.
+     */
+    public SpillwayConfig poisonReleasedBuffers(final boolean poison)
+    {
+        checkNotBuilt();
+        this.poisonReleasedBuffers = poison;
+        return this;
+    }
+
+    /**
      * Write a Chrome trace-event JSON file (one row per worker and one for the IO thread) on close. Default none;
      * property {@code spillway.trace}.
      */
@@ -216,6 +231,10 @@ public final class SpillwayConfig
     public SpillwayConfig closeMode(final CloseMode mode)
     {
         checkNotBuilt();
+        if (mode == null)
+        {
+            throw new NullPointerException("closeMode is null");
+        }
         this.closeMode = mode;
         return this;
     }
@@ -374,6 +393,12 @@ public final class SpillwayConfig
     public boolean sharedReadyQueue()
     {
         return sharedReadyQueue;
+    }
+
+    /** @return whether released buffers are poisoned and checked. */
+    public boolean poisonReleasedBuffers()
+    {
+        return poisonReleasedBuffers;
     }
 
     /** @return whether eviction is clean-first (policy d). */

@@ -1,6 +1,7 @@
 package dev.spillway;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** A submitted task, to wait on and to ask what it waits for. */
 public interface TaskHandle
@@ -28,6 +29,13 @@ public interface TaskHandle
      * @throws TaskFailedException as for {@link #join()}.
      */
     void join(Duration timeout);
+
+    /**
+     * @return a future completed when the task is done: normally, or exceptionally with the
+     *         {@link TaskFailedException} that {@link #join()} would throw. Completing the returned future does not
+     *         affect the task.
+     */
+    CompletableFuture<Void> toCompletableFuture();
 
     /** @return a one-line description of what the task is waiting for now, or how it ended. */
     String waitReason();

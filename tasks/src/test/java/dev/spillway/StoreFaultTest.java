@@ -93,7 +93,9 @@ class StoreFaultTest
                 final Data d = sw.data("d" + i, SIZE);
                 handles.add(sw.task("init " + i).write(d).submit(ctx -> Runtimes.fill(ctx.buffer(d), 6)));
             }
-            sw.awaitAll(java.time.Duration.ofSeconds(30));
+            final TaskFailedException all = assertThrows(TaskFailedException.class,
+                () -> sw.awaitAll(java.time.Duration.ofSeconds(30)));
+            assertInstanceOf(StoreFullException.class, BadInputTest.rootCause(all), all.getMessage());
             int failed = 0;
             for (final TaskHandle h : handles)
             {

@@ -1,5 +1,6 @@
 package dev.spillway.examples;
 
+import dev.spillway.Acquired;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.TaskHandle;
@@ -106,6 +107,7 @@ final class OutOfCoreGram
         final Data g = sw.data(prefix + "G[" + tile + "]", partialBytes);
         sw.task("G[" + tile + "] = X[" + tile + "]ᵀX[" + tile + "]").read(x).write(g)
             .submit(ctx -> partial(ctx.buffer(x).asDoubleBuffer(), tileRows, ctx.buffer(g).asDoubleBuffer()));
+        sw.discard(x);
 
         // Reduction: a pairwise tree, grown like a binary counter as tiles arrive. Two partials are merged as soon as
         // they cover equally many tiles, so merges of disjoint subtrees are independent and interleave with the
@@ -142,6 +144,7 @@ final class OutOfCoreGram
                 sum.put(k, sum.get(k) + add.get(k));
             }
         });
+        sw.discard(from);
         pending.add(new Partial(into, left.first(), left.count() + right.count()));
     }
 
@@ -178,7 +181,10 @@ final class OutOfCoreGram
     private GramResult readBack(final Data root, final long rows)
     {
         final double[] values = new double[partialBytes / Double.BYTES];
-        sw.task("read " + root.tag()).read(root).submit(ctx -> ctx.buffer(root).asDoubleBuffer().get(values)).join();
+        try (Acquired view = sw.acquire(root))
+        {
+            view.buffer().asDoubleBuffer().get(values);
+        }
         final double[][] gram = new double[columns][];
         for (int i = 0; i < columns; i++)
         {

@@ -20,9 +20,11 @@ public final class Stores
      *                                  block (chronicle).
      * @throws StoreFullException       if the disk has no room for the store's preallocated files.
      * @throws IOException              if the directory or the store's files cannot be created.
+     * @throws IllegalStateException    if the JVM lacks a flag of {@link JvmAccess#FLAGS}.
      */
     public static Store open(final StoreKind kind, final StoreSettings settings) throws IOException
     {
+        JvmAccess.require(kind);
         return switch (kind)
         {
             case DIRECT -> new DirectIoStore(settings);

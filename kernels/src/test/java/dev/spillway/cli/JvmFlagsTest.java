@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The launcher script and the JMH forks must pass the same JVM flags as the root pom's {@code spillway.jvm.flags}. */
+/** The stores' flag check, the launcher script and the JMH forks must pass the same JVM flags as the root pom's {@code spillway.jvm.flags}. */
 class JvmFlagsTest
 {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -27,6 +27,12 @@ class JvmFlagsTest
             .matcher(Files.readString(ROOT.resolve("pom.xml")));
         assertTrue(pom.find(), "spillway.jvm.flags not found in pom.xml");
         pomFlags = List.of(pom.group(1).trim().split("\\s+"));
+    }
+
+    @Test
+    void theStoresCheckTheFlagsOfThePom()
+    {
+        assertEquals(pomFlags, dev.spillway.io.JvmAccess.FLAGS);
     }
 
     @Test

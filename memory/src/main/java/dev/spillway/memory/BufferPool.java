@@ -4,6 +4,7 @@ import org.agrona.UnsafeAccess;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
 /**
  * Aligned off-heap buffers, recycled by size class, allocated only within a {@link DramBudget}.
@@ -15,6 +16,7 @@ public final class BufferPool implements AutoCloseable
     private final int alignment;
     private final Int2ObjectHashMap<ArrayDeque<TileBuffer>> idle = new Int2ObjectHashMap<>();
     private long idleBytes;
+    private BufferPoison poison;
 
     /**
      * @param budget    the cap every allocation is charged to.
@@ -34,6 +36,28 @@ public final class BufferPool implements AutoCloseable
     public int capacityFor(final int bytes)
     {
         return (bytes + alignment - 1) & -alignment;
+    }
+
+    /**
+     * Debugging: fill every released buffer with a NaN pattern and check it before reuse or free.
+     *
+     * @param onViolation told, on the thread that reuses or frees the buffer, what changed a released buffer.
+     */
+    public void poison(final Consumer<String> onViolation)
+    {
+        poison = new BufferPoison(onViolation);
+    }
+
+    /** @return the alignment buffers get: the store's block size, at least a page. */
+    public int alignment()
+    {
+        return alignment;
+    }
+
+    /** @return the largest payload a buffer can hold: {@link Integer#MAX_VALUE} rounded down to the alignment. */
+    public int largestSize()
+    {
+        return Integer.MAX_VALUE & -alignment;
     }
 
     /** @return the DRAM a buffer for {@code bytes} costs the budget: everything the OS is asked for. */
@@ -60,7 +84,12 @@ public final class BufferPool implements AutoCloseable
         if (free != null && !free.isEmpty())
         {
             idleBytes -= size;
-            return free.pop();
+            final TileBuffer reused = free.pop();
+            if (poison != null)
+            {
+                poison.check(reused);
+            }
+            return reused;
         }
         final long cost = cost(bytes);
         while (!budget.tryAllocate(cost))
@@ -84,6 +113,20 @@ public final class BufferPool implements AutoCloseable
     /** Returns a buffer for reuse. */
     public void release(final TileBuffer buffer)
     {
+        release(buffer, null);
+    }
+
+    /**
+     * Returns a buffer for reuse.
+     *
+     * @param lastUser what the buffer held, for a poisoning report; may be null.
+     */
+    public void release(final TileBuffer buffer, final String lastUser)
+    {
+        if (poison != null)
+        {
+            poison.fill(buffer, lastUser);
+        }
         idle.computeIfAbsent(buffer.capacity(), k -> new ArrayDeque<>()).push(buffer);
         idleBytes += buffer.capacity();
     }
@@ -102,6 +145,10 @@ public final class BufferPool implements AutoCloseable
             if (victim != null)
             {
                 idleBytes -= victim.capacity();
+                if (poison != null)
+                {
+                    poison.check(victim);
+                }
                 budget.freed(TileBuffer.cost(victim.capacity(), alignment));
                 victim.free();
                 return true;

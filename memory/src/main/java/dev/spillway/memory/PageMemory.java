@@ -40,11 +40,25 @@ final class PageMemory
 
     private static native int munmap(Pointer address, long length);
 
+    private static native int madvise(Pointer address, long length, int advice);
+
+    /** {@code MADV_DONTNEED} on Linux; {@code MADV_FREE} on macOS, whose DONTNEED keeps the pages. */
+    private static final int MADV_DROP = Platform.isMac() ? 5 : 4;
+
     /** @return {@code length} bytes of zeroed, page-aligned memory, or {@code null} if the OS refuses. */
     static Pointer map(final long length)
     {
         final Pointer p = mmap(null, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
         return p == null || Pointer.nativeValue(p) == -1 ? null : p;
+    }
+
+    /** Returns the pages to the OS but keeps the range mapped: later reads see zeros, writes get fresh pages. */
+    static void dropPages(final Pointer p, final long length)
+    {
+        if (madvise(p, length, MADV_DROP) != 0)
+        {
+            throw new IllegalStateException("madvise of " + length + " bytes failed, errno " + Native.getLastError());
+        }
     }
 
     static void unmap(final Pointer p, final long length)

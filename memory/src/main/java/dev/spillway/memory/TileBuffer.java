@@ -1,8 +1,8 @@
 package dev.spillway.memory;
 
 import com.sun.jna.Pointer;
-import org.agrona.BufferUtil;
 
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -13,9 +13,10 @@ import java.nio.ByteOrder;
  */
 public final class TileBuffer
 {
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final ByteBuffer aligned;
     private final Pointer mapped;
-    private final ByteBuffer raw;
 
     TileBuffer(final int capacity, final int alignment)
     {
@@ -23,13 +24,12 @@ public final class TileBuffer
         if (p != null)
         {
             mapped = p;
-            raw = null;
             aligned = p.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
         }
         else
         {
             mapped = null;
-            raw = ByteBuffer.allocateDirect(capacity + alignment);
+            final ByteBuffer raw = ByteBuffer.allocateDirect(capacity + alignment);
             aligned = raw.alignedSlice(alignment).limit(capacity).slice().order(ByteOrder.nativeOrder());
         }
     }
@@ -52,15 +52,19 @@ public final class TileBuffer
         return aligned.capacity();
     }
 
+    /**
+     * Gives the memory back to the OS at once, yet leaves every view of the buffer safe to touch: mapped pages are
+     * dropped (later reads see zeros) and the address range is unmapped only once the GC finds no view left. A
+     * direct buffer is left to the GC. Either way a task that kept its buffer cannot crash the JVM.
+     */
     void free()
     {
         if (mapped != null)
         {
-            PageMemory.unmap(mapped, aligned.capacity());
-        }
-        else
-        {
-            BufferUtil.free(raw);
+            final Pointer p = mapped;
+            final long length = aligned.capacity();
+            PageMemory.dropPages(p, length);
+            CLEANER.register(aligned, () -> PageMemory.unmap(p, length));
         }
     }
 }

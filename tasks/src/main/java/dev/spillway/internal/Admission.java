@@ -177,6 +177,32 @@ final class Admission
         return true;
     }
 
+    /**
+     * Drops a dead object: its DRAM buffer and stored block go, and nothing is written back. An object in flight is
+     * left to finish its transfer; it is then clean and discardable, so eviction drops it without a write.
+     */
+    void discard(final DataObject o)
+    {
+        o.dirty(false);
+        o.discardable(true);
+        final Residency r = o.residency();
+        if (r == Residency.IN_MEM && o.refCount() == 0)
+        {
+            transfers.drop(o);
+            budget.uncommit(pool.cost(o.size()));
+        }
+        else if (r != Residency.IN_NVM)
+        {
+            return;
+        }
+        if (o.stored())
+        {
+            transfers.discard(o);
+            o.stored(false);
+        }
+        o.residency(Residency.UNMATERIALIZED);
+    }
+
     private void evict(final DataObject v)
     {
         if (JfrTypes.EVICTION.isEnabled())

@@ -10,6 +10,7 @@ import dev.spillway.Data;
 import dev.spillway.DataNotWrittenException;
 import dev.spillway.Privilege;
 import dev.spillway.SpillwayConfig;
+import dev.spillway.SpillwayException;
 import dev.spillway.SpillwayStats;
 import dev.spillway.StallException;
 import dev.spillway.TaskBody;
@@ -34,6 +35,10 @@ import org.agrona.concurrent.AgentRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,6 +65,7 @@ public final class Engine
     private static final long PROGRAM_HASH_SEED = 0xcbf29ce484222325L;
 
     final Counters counters = new Counters();
+    final FailureLog failures = new FailureLog();
 
     private final SpillwayConfig config;
     private final Store store;
@@ -120,6 +126,10 @@ public final class Engine
         stagingBytes = store.stagingBytes();
         budget.chargeStaging(stagingBytes);
         pool = new BufferPool(budget, Math.max(PAGE, store.alignment()));
+        if (config.poisonReleasedBuffers())
+        {
+            pool.poison(this::bufferMisused);
+        }
         ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new YieldingWaitStrategy());
         final EventPoller<EngineEvent> poller = ring.newPoller();
         ring.addGatingSequences(poller.getSequence());
@@ -197,9 +207,22 @@ public final class Engine
 
     private void onAgentError(final Throwable e)
     {
+        if (fatal != null)
+        {
+            return;
+        }
         fatal = e;
         System.err.println("spillway: internal error, the runtime cannot continue: " + e);
         e.printStackTrace();
+    }
+
+    private void bufferMisused(final String what)
+    {
+        if (fatal == null)
+        {
+            fatal = new IllegalStateException(what);
+            System.err.println("spillway: " + what);
+        }
     }
 
     /** Declares a data object. */
@@ -216,13 +239,29 @@ public final class Engine
 
     private Data declare(final String tag, final int size, final boolean pinned)
     {
+        if (tag == null)
+        {
+            throw new NullPointerException("data tag is null");
+        }
         if (size <= 0)
         {
             throw new IllegalArgumentException("data '" + tag + "': size must be positive, got " + size);
         }
+        final int largest = pool.largestSize();
+        if (size > largest)
+        {
+            throw new IllegalArgumentException("data '" + tag + "': " + size + " B is more than the largest object " +
+                "a runtime holds, " + largest + " B (2 GiB less one " + (Integer.MAX_VALUE - largest + 1) +
+                "-B block): split it into tiles");
+        }
+        checkFatal();
         final DataRef ref = new DataRef(this, tag, size, pinned);
         synchronized (submitLock)
         {
+            if (closed)
+            {
+                throw new IllegalStateException("data '" + tag + "' declared after close()");
+            }
             if (objects.putIfAbsent(tag, ref) != null)
             {
                 throw new IllegalArgumentException("data tag '" + tag + "' is already declared in this runtime");
@@ -269,9 +308,9 @@ public final class Engine
     /** @return the budget charge of a resident object of {@code bytes}. */
     public long dramCharge(final int bytes)
     {
-        if (bytes <= 0)
+        if (bytes <= 0 || bytes > pool.largestSize())
         {
-            throw new IllegalArgumentException("bytes must be positive, got " + bytes);
+            throw new IllegalArgumentException("bytes must be in 1.." + pool.largestSize() + ", got " + bytes);
         }
         return pool.cost(bytes);
     }
@@ -285,8 +324,67 @@ public final class Engine
     /** Starts a task declaration. */
     public TaskBuilder task(final String name)
     {
+        checkFatal();
         return new TaskBuilderImpl(name, (n, body, data, privileges, priority) ->
             submit(n, body, (DataRef[])data, privileges, priority));
+    }
+
+    /** Submits the discard of {@code data}: after every earlier task using it, its contents are dropped. */
+    public TaskHandle discard(final Data data)
+    {
+        final DataRef ref = ownRef(data, "discard");
+        if (ref.object.pinned())
+        {
+            throw new IllegalArgumentException("pinned data '" + ref.tag() + "' cannot be discarded: it stays in " +
+                "DRAM until the runtime closes");
+        }
+        return task("discard '" + ref.tag() + "'").scratch(ref).submit(DiscardBody.INSTANCE);
+    }
+
+    /** Waits until {@code data}'s latest contents are resident and holds them for the caller. */
+    public dev.spillway.Acquired acquire(final Data data)
+    {
+        final DataRef ref = ownRef(data, "acquire");
+        refuseWaitInsideTask("acquire('" + ref.tag() + "')");
+        final AcquiredView view = new AcquiredView(ref);
+        final TaskHandle handle = task("acquire '" + ref.tag() + "'").read(ref).submit(view);
+        final CompletableFuture<Void> done = handle.toCompletableFuture();
+        while (!view.started())
+        {
+            checkFatal();
+            try
+            {
+                done.get(10, TimeUnit.MILLISECONDS);
+            }
+            catch (final TimeoutException e)
+            {
+                continue;
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                view.close();
+                throw new StallException("interrupted while acquiring '" + ref.tag() + "'");
+            }
+            catch (final ExecutionException e)
+            {
+                throw (TaskFailedException)e.getCause();
+            }
+        }
+        return view;
+    }
+
+    private DataRef ownRef(final Data data, final String what)
+    {
+        if (data == null)
+        {
+            throw new NullPointerException(what + ": data is null");
+        }
+        if (!(data instanceof DataRef ref) || ref.engine != this)
+        {
+            throw new IllegalArgumentException(what + ": '" + data.tag() + "' was not declared by this runtime");
+        }
+        return ref;
     }
 
     TaskHandle submit(final String name, final TaskBody body, final DataRef[] refs, final Privilege[] privileges,
@@ -302,8 +400,13 @@ public final class Engine
             }
             workingSet += pool.cost(r.size());
         }
+        checkFatal();
         synchronized (submitLock)
         {
+            if (closed)
+            {
+                throw new IllegalStateException("task '" + name + "' submitted after close()");
+            }
             long unpinned = workingSet;
             for (final DataRef r : refs)
             {
@@ -313,15 +416,13 @@ public final class Engine
             if (unpinned > room)
             {
                 throw new WorkingSetTooLargeException("task '" + name + "' needs " + workingSet + " B of DRAM for " +
-                    refs.length + " objects " + java.util.Arrays.toString(refs) + ", but the DRAM budget leaves " +
-                    room + " B (" + budget.capacity() + " B minus " + stagingBytes + " B of IO staging minus " +
-                    pinnedBytes + " B pinned)");
+                    refs.length + " objects " + java.util.Arrays.toString(refs) + " (each charged its size rounded " +
+                    "up to whole " + pool.alignment() + "-B blocks, see Spillway.dramCharge), but the DRAM budget " +
+                    "leaves " + room + " B (" + budget.capacity() + " B minus " + stagingBytes +
+                    " B of IO staging minus " + pinnedBytes + " B pinned): raise the budget to at least " +
+                    (budget.capacity() + unpinned - room) + " B");
             }
             largestWorkingSet = Math.max(largestWorkingSet, unpinned);
-            if (closed)
-            {
-                throw new IllegalStateException("task '" + name + "' submitted after close()");
-            }
             for (int i = 0; i < refs.length; i++)
             {
                 if (privileges[i].readsContents() && !refs[i].hasContents)
@@ -482,8 +583,37 @@ public final class Engine
         }
     }
 
-    /** Waits until every submitted task is done; a null timeout waits indefinitely, reporting stalls. */
+    /**
+     * Waits until every submitted task is done, then throws the failures not reported before, naming the first in
+     * submission order; a null timeout waits indefinitely, reporting stalls.
+     */
     public void awaitAll(final Duration timeout)
+    {
+        refuseWaitInsideTask("awaitAll()");
+        quiesce(timeout);
+        final TaskFailedException failed = failures.takeUnreported();
+        if (failed != null)
+        {
+            throw failed;
+        }
+    }
+
+    /**
+     * @throws IllegalStateException if the calling thread is running a task body of this runtime: the body would wait
+     *                               for tasks that may need its worker.
+     */
+    void refuseWaitInsideTask(final String what)
+    {
+        final TaskRecord running = Worker.runningOnThisThread(this);
+        if (running != null)
+        {
+            throw new IllegalStateException("task '" + running.name + "' (#" + running.seq + ") called " + what +
+                " from inside its body, which holds a worker and could wait forever: declare the dependency " +
+                "through data instead (the other task writes an object this one reads)");
+        }
+    }
+
+    private void quiesce(final Duration timeout)
     {
         final long start = System.nanoTime();
         long nextReport = start + STALL_REPORT_NANOS;
@@ -533,7 +663,7 @@ public final class Engine
         final Throwable f = fatal;
         if (f != null)
         {
-            throw new TaskFailedException("the runtime failed internally: " + f, f);
+            throw new SpillwayException("the runtime stopped and accepts no more calls: " + f, f);
         }
     }
 
@@ -657,6 +787,16 @@ public final class Engine
     /** Drains or cancels, stops every thread, removes spill files and frees DRAM. Idempotent. */
     public CloseReport close(final CloseMode mode)
     {
+        if (mode == null)
+        {
+            throw new NullPointerException("close mode is null");
+        }
+        final TaskRecord running = Worker.runningOnThisThread(this);
+        if (running != null)
+        {
+            throw new IllegalStateException("task '" + running.name + "' (#" + running.seq + ") called close() " +
+                "from inside its body: close the runtime from outside its tasks, after awaitAll()");
+        }
         synchronized (closeLock)
         {
             synchronized (submitLock)
@@ -681,7 +821,10 @@ public final class Engine
         resume();
         try
         {
-            awaitAll(null);
+            if (fatal == null)
+            {
+                quiesce(null);
+            }
         }
         finally
         {
@@ -698,6 +841,7 @@ public final class Engine
             }
             releaseAll();
         }
+        checkFatal();
         return closeReport;
     }
 
@@ -727,7 +871,7 @@ public final class Engine
             if (b != null)
             {
                 r.object.buffer(null);
-                pool.release(b);
+                pool.release(b, r.tag());
             }
         }
         pool.close();

@@ -212,10 +212,14 @@ final class IoAgent implements Agent
     {
         live.add(t);
         final ArrayList<TaskRecord> preds = scratchPreds;
+        final boolean discard = t.body == DiscardBody.INSTANCE;
         for (int i = 0; i < t.refs.length; i++)
         {
             final DataRef r = t.refs[i];
-            r.object.addFutureUse(t);
+            if (!discard)
+            {
+                r.object.addFutureUse(t);
+            }
             final TaskRecord w = r.lastWriter;
             if (w != null && !w.isDone())
             {
@@ -247,7 +251,7 @@ final class IoAgent implements Agent
                 }
             }
         }
-        if (t.refs.length > 0)
+        if (t.refs.length > 0 && !discard)
         {
             admission.submitted(t);
         }
@@ -294,11 +298,18 @@ final class IoAgent implements Agent
             {
                 fail(t, new TaskFailedException("task '" + t.name + "' not run: its input '" + poisoned.tag() +
                     "' was to be produced by failed task '" + poisoned.poisonedBy.name + "'" +
-                    rootCause(poisoned.poisonedBy.failure()), poisoned.poisonedBy.failure()));
+                    rootCause(poisoned.poisonedBy.failure()),
+                    TaskRecord.rethrowable(poisoned.poisonedBy.failure()).getCause()));
             }
             else if (t.refs.length == 0)
             {
                 makeReady(t);
+            }
+            else if (t.body == DiscardBody.INSTANCE)
+            {
+                admission.discard(t.refs[0].object);
+                counters.completed++;
+                finish(t, TaskStatus.DONE, null);
             }
             else if (t.body instanceof AsyncTaskBody async)
             {

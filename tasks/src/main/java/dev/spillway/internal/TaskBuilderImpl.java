@@ -42,6 +42,14 @@ public final class TaskBuilderImpl implements TaskBuilder
     @Override
     public TaskBuilder access(final Data data, final Privilege privilege)
     {
+        if (data == null)
+        {
+            throw new NullPointerException("task '" + name + "': data is null");
+        }
+        if (privilege == null)
+        {
+            throw new NullPointerException("task '" + name + "': privilege of '" + data.tag() + "' is null");
+        }
         if (!(data instanceof DataRef ref))
         {
             throw new IllegalArgumentException("task '" + name + "': " + data + " was not declared by Spillway.data");
@@ -71,6 +79,10 @@ public final class TaskBuilderImpl implements TaskBuilder
     @Override
     public TaskHandle submit(final TaskBody body)
     {
+        if (body == null)
+        {
+            throw new NullPointerException("task '" + name + "': body is null");
+        }
         return refs == null ? submitter.submit(name, body, NO_REFS, NO_PRIVILEGES, priority) :
             submitter.submit(name, body, refs.toArray(NO_REFS), privileges.toArray(NO_PRIVILEGES), priority);
     }

@@ -13,6 +13,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** One submitted task. Fields are owned by the IO thread unless marked otherwise. */
@@ -60,6 +61,7 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
 
     private volatile TaskStatus status = TaskStatus.BLOCKED;
     private volatile boolean awaited;
+    private volatile CompletableFuture<Void> future;
     private Throwable failure;
     private long startedNanos;
     private int worker = -1;
@@ -106,6 +108,10 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         failure = cause;
         status = outcome;
         predecessors = null;
+        if (outcome != TaskStatus.DONE)
+        {
+            engine.failures.record(this);
+        }
         if (awaited)
         {
             synchronized (this)
@@ -113,6 +119,34 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
                 notifyAll();
             }
         }
+        final CompletableFuture<Void> f = future;
+        if (f != null)
+        {
+            complete(f);
+        }
+    }
+
+    private void complete(final CompletableFuture<Void> f)
+    {
+        final Throwable cause = failure;
+        if (cause == null)
+        {
+            f.complete(null);
+        }
+        else
+        {
+            f.completeExceptionally(rethrowable(cause));
+        }
+    }
+
+    /**
+     * @return an exception for the caller that names the task, with what the body threw as its direct cause: the
+     *         engine's stored failure is not wrapped a second time.
+     */
+    static TaskFailedException rethrowable(final Throwable failure)
+    {
+        return new TaskFailedException(failure.getMessage(),
+            failure instanceof TaskFailedException ? failure.getCause() : failure);
     }
 
     /** @return whether this is a checkpoint save task (see {@link Checkpointer}). */
@@ -164,6 +198,29 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     }
 
     @Override
+    public CompletableFuture<Void> toCompletableFuture()
+    {
+        CompletableFuture<Void> f = future;
+        if (f == null)
+        {
+            synchronized (this)
+            {
+                f = future;
+                if (f == null)
+                {
+                    f = new CompletableFuture<>();
+                    future = f;
+                }
+            }
+        }
+        if (isDone())
+        {
+            complete(f);
+        }
+        return f.copy();
+    }
+
+    @Override
     public void join()
     {
         await(Long.MAX_VALUE);
@@ -187,6 +244,7 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         {
             return true;
         }
+        engine.refuseWaitInsideTask("join() on task '" + name + "' (#" + seq + ")");
         awaited = true;
         final long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
         synchronized (this)
@@ -216,13 +274,9 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     private void rethrow()
     {
         final Throwable f = failure;
-        if (f instanceof TaskFailedException e)
-        {
-            throw new TaskFailedException(e.getMessage(), e);
-        }
         if (f != null)
         {
-            throw new TaskFailedException("task '" + name + "' failed: " + f, f);
+            throw rethrowable(f);
         }
     }
 

@@ -236,7 +236,7 @@ final class Transfers
     void drop(final DataObject o)
     {
         resident.remove(o);
-        pool.release(o.buffer());
+        pool.release(o.buffer(), o.tag());
         o.buffer(null);
     }
 

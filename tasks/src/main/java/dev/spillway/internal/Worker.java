@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /** Runs task bodies taken from a ready queue. Never does IO: completion goes back to the IO thread. */
 final class Worker implements Agent
 {
+    private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
     private final Engine engine;
     private final int index;
     private final MessagePassingQueue<TaskRecord> queue;
@@ -30,6 +32,8 @@ final class Worker implements Agent
     private long idleSince;
     private boolean waitingForData;
     private boolean finishedSinceIdle;
+    /** The task whose body runs on this worker now, or null; read by its own thread only. */
+    private TaskRecord running;
 
     Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue,
         final WakeableIdleStrategy idle, final boolean pin)
@@ -41,9 +45,17 @@ final class Worker implements Agent
         this.pin = pin;
     }
 
+    /** @return the task of {@code engine} whose body runs on the calling thread, or null. */
+    static TaskRecord runningOnThisThread(final Engine engine)
+    {
+        final Worker w = CURRENT.get();
+        return w == null || w.engine != engine ? null : w.running;
+    }
+
     @Override
     public void onStart()
     {
+        CURRENT.set(this);
         if (pin)
         {
             lock = AffinityLock.acquireLock();
@@ -84,6 +96,7 @@ final class Worker implements Agent
         {
             event.begin();
         }
+        running = t;
         try
         {
             CrashPoints.hit(CrashPoints.IN_TASK);
@@ -100,6 +113,10 @@ final class Worker implements Agent
         catch (final Throwable e)
         {
             error = e;
+        }
+        finally
+        {
+            running = null;
         }
         endRun(t, start, event);
         if (t.completesOnWorker)

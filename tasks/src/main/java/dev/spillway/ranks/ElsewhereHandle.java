@@ -3,6 +3,7 @@ package dev.spillway.ranks;
 import dev.spillway.TaskHandle;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** The handle of a task that runs on another rank: nothing to wait for here. */
 record ElsewhereHandle(String name, int rank) implements TaskHandle
@@ -27,6 +28,12 @@ record ElsewhereHandle(String name, int rank) implements TaskHandle
     @Override
     public void join(final Duration timeout)
     {
+    }
+
+    @Override
+    public CompletableFuture<Void> toCompletableFuture()
+    {
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override

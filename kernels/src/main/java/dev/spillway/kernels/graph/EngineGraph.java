@@ -5,30 +5,17 @@ import dev.spillway.Spillway;
 import dev.spillway.SpillwayStats;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskFailedException;
-import dev.spillway.TaskHandle;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.RankStats;
 
-import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
-/**
- * A {@link TileGraph} on the Spillway engine: tiles are {@link Data} objects and tasks are engine tasks.
- *
- * <p>{@link Spillway#awaitAll()} waits but does not report task failures, so this graph keeps the handles of tasks
- * it has not seen finish and, after waiting, rethrows the first failure in submission order as the engine reported
- * it (a {@link TaskFailedException} naming the task). Finished handles are dropped as submission goes on, so the
- * graph holds about twice as many handles as there are unfinished tasks.
- */
+/** A {@link TileGraph} on the Spillway engine: tiles are {@link Data} objects and tasks are engine tasks. */
 public final class EngineGraph implements TileGraph
 {
-    private static final int MIN_PRUNE = 1024;
-
     private final Spillway spillway;
     private final DistributedSpillway ranks;
-    private final ArrayList<TaskHandle> unfinished = new ArrayList<>();
-    private int pruneAt = MIN_PRUNE;
-    private long submitted;
-    private TaskFailedException firstFailure;
+    private final AtomicLong submitted = new AtomicLong();
 
     /** @param spillway the runtime to run on; {@link #close()} closes it. */
     public EngineGraph(final Spillway spillway)
@@ -88,8 +75,8 @@ public final class EngineGraph implements TileGraph
     }
 
     /**
-     * Waits for every submitted task, then rethrows the first task failure not reported before. On several ranks it
-     * then waits for every rank to get here (a failed rank does not wait: it fails, and its peers see it lost).
+     * Waits for every submitted task, failing as {@link Spillway#awaitAll()} does. On several ranks it then waits for
+     * every rank to get here (a failed rank does not wait: it fails, and its peers see it lost).
      *
      * @throws TaskFailedException naming the first failed task.
      */
@@ -97,17 +84,6 @@ public final class EngineGraph implements TileGraph
     public void awaitAll()
     {
         spillway.awaitAll();
-        final TaskFailedException failure;
-        synchronized (this)
-        {
-            prune();
-            failure = firstFailure;
-            firstFailure = null;
-        }
-        if (failure != null)
-        {
-            throw failure;
-        }
         if (ranks != null)
         {
             ranks.barrier();
@@ -119,12 +95,7 @@ public final class EngineGraph implements TileGraph
     public GraphProgress progress()
     {
         final SpillwayStats stats = spillway.stats();
-        final long n;
-        synchronized (this)
-        {
-            n = submitted;
-        }
-        return new GraphProgress(n, stats.tasksCompleted() + stats.tasksFailed(), stats.nvmBytesRead(),
+        return new GraphProgress(submitted.get(), stats.tasksCompleted() + stats.tasksFailed(), stats.nvmBytesRead(),
             stats.nvmBytesWritten());
     }
 
@@ -164,42 +135,6 @@ public final class EngineGraph implements TileGraph
         {
             spillway.close();
         }
-    }
-
-    private synchronized void submitted(final TaskHandle handle)
-    {
-        submitted++;
-        unfinished.add(handle);
-        if (unfinished.size() >= pruneAt)
-        {
-            prune();
-            pruneAt = Math.max(MIN_PRUNE, 2 * unfinished.size());
-        }
-    }
-
-    private void prune()
-    {
-        unfinished.removeIf(this::collectIfDone);
-    }
-
-    private boolean collectIfDone(final TaskHandle handle)
-    {
-        if (!handle.isDone())
-        {
-            return false;
-        }
-        try
-        {
-            handle.join();
-        }
-        catch (final TaskFailedException e)
-        {
-            if (firstFailure == null)
-            {
-                firstFailure = e;
-            }
-        }
-        return true;
     }
 
     private static Data data(final Tile tile)
@@ -285,7 +220,8 @@ public final class EngineGraph implements TileGraph
         @Override
         public void submit(final TileBody body)
         {
-            submitted(task.submit(ctx -> body.run(tile -> ctx.buffer(data(tile)))));
+            task.submit(ctx -> body.run(tile -> ctx.buffer(data(tile))));
+            submitted.incrementAndGet();
         }
     }
 }
