@@ -9,6 +9,10 @@ import java.util.zip.CRC32C;
  * The {@code direct} store: payloads in preallocated slab files, written and read with {@code O_DIRECT} straight
  * from and into the caller's aligned buffers, indexed by a persisted Chronicle Map ({@link BlockIndex}).
  *
+ * <p>Both halves are checksummed: the payload's CRC32C sits in its index record, and the record its own CRC32C, so
+ * corruption of a slab or of the index file fails the read naming the file and the block. The index is never read
+ * back across runs: every store creates a fresh directory and removes those of dead processes.
+ *
  * <p>A write goes to a fresh extent, then the index entry is replaced, then the old extent is freed, so a failed
  * write leaves the old block visible. Lengths that are not a multiple of the alignment are written rounded up (the
  * buffer contract provides the room) and their true length recorded.
@@ -118,7 +122,8 @@ final class DirectIoStore implements Store
         final BlockRecord record = index.get(tag);
         if (record == null)
         {
-            throw new BlockNotFoundException("no block for tag '" + tag + "' in the " + NAME + " store");
+            throw new BlockNotFoundException("no block for tag '" + tag + "' in the " + NAME + " store (index " +
+                index.path() + ")");
         }
         final int length = record.length();
         Blocks.checkBuffer(dst, alignment, length, tag);
@@ -142,14 +147,14 @@ final class DirectIoStore implements Store
     }
 
     @Override
-    public BlockInfo info(final String tag)
+    public BlockInfo info(final String tag) throws IOException
     {
         final BlockRecord record = index.get(tag);
         return record == null ? null : new BlockInfo(record.length(), record.version(), record.checksum());
     }
 
     @Override
-    public void delete(final String tag)
+    public void delete(final String tag) throws IOException
     {
         final BlockRecord previous = index.remove(tag);
         if (previous != null)

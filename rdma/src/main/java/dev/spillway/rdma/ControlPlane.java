@@ -1,32 +1,26 @@
 package dev.spillway.rdma;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The rendezvous and the liveness channel, over TCP (loopback unless configured otherwise). Rank 0 listens on the
- * coordinator address until every other rank connected; each connection runs a mutual HMAC-SHA256
- * challenge-response on the job secret, then the rank's opaque address blob (the UCX worker address) is collected
- * and the full table sent back to all. A peer that fails the handshake is logged to stderr with its address and
- * dropped; the rendezvous goes on waiting for the genuine ranks. The listener closes after the rendezvous.
+ * coordinator address until every other rank connected ({@link RendezvousServer}); each connection runs a mutual
+ * HMAC-SHA256 challenge-response on the job secret ({@link Handshake}), then the rank's opaque address blob (the UCX
+ * worker address) is collected and the full table sent back to all. Handshakes are served concurrently, each within
+ * its deadline; a peer that fails is logged to stderr (rate-limited) with its address and the cause, and dropped;
+ * the rendezvous goes on waiting for the genuine ranks. A rank turned away before the handshake (the coordinator
+ * has too many pending) retries. The listener closes after the rendezvous.
  *
  * <p>The connections stay open as a star around rank 0 and carry heartbeats: a closed connection (process death)
  * loses that peer at once, silence for the failure timeout loses it later; rank 0 relays every loss to the others.
@@ -40,11 +34,11 @@ final class ControlPlane implements AutoCloseable
         void lost(int rank, String reason);
     }
 
-    private static final int MAGIC = 0x53505759; // "SPWY"
-    private static final int VERSION = 1;
-    private static final int NONCE_BYTES = 32;
     private static final int MAX_BLOB_BYTES = 1 << 20;
-    private static final long HANDSHAKE_MS = 5_000;
+    /** A rank turned away before the handshake (the coordinator is busy) retries after this, doubling... */
+    private static final long FIRST_BACKOFF_MS = 10;
+    /** ...up to this. */
+    private static final long MAX_BACKOFF_MS = 500;
     private static final byte HEARTBEAT = 1;
     private static final byte LOST = 2;
     private static final byte GOODBYE = 3;
@@ -100,7 +94,7 @@ final class ControlPlane implements AutoCloseable
                 join(config, blobs, peers, deadline);
             }
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
             for (final Peer p : peers)
             {
@@ -108,6 +102,10 @@ final class ControlPlane implements AutoCloseable
                 {
                     p.closeQuietly();
                 }
+            }
+            if (ex instanceof RuntimeException)
+            {
+                throw (RuntimeException)ex;
             }
             throw new TransportException("rank " + config.rank() + ": rendezvous with coordinator " +
                 config.coordinator() + " failed: " + ex, ex);
@@ -126,49 +124,7 @@ final class ControlPlane implements AutoCloseable
     private static void coordinate(final TransportConfig config, final byte[][] blobs, final Peer[] peers,
         final long deadline) throws IOException
     {
-        final byte[] secret = config.secret();
-        final SecureRandom random = new SecureRandom();
-        try (ServerSocket server = new ServerSocket())
-        {
-            server.bind(config.coordinator(), config.size());
-            int joined = 0;
-            while (joined < config.size() - 1)
-            {
-                final int waitMs = remainingMs(deadline);
-                if (waitMs <= 0)
-                {
-                    throw new TransportTimeoutException(Transport.ANY_SOURCE, "rendezvous at " +
-                        config.coordinator() + " (still missing ranks " + missing(peers, 1) + ")",
-                        config.connectTimeout().toMillis());
-                }
-                server.setSoTimeout(waitMs);
-                final Socket socket;
-                try
-                {
-                    socket = server.accept();
-                }
-                catch (final SocketTimeoutException ex)
-                {
-                    continue;
-                }
-                final Peer peer = new Peer(socket);
-                try
-                {
-                    socket.setSoTimeout((int)Math.min(HANDSHAKE_MS, Math.max(1, remainingMs(deadline))));
-                    final int peerRank = acceptHandshake(peer, config, secret, random, peers);
-                    blobs[peerRank] = readBlob(peer.in);
-                    peers[peerRank] = peer;
-                    peer.rank = peerRank;
-                    joined++;
-                }
-                catch (final AuthenticationException | IOException ex)
-                {
-                    System.err.println("spillway-rdma: coordinator (rank 0) rejected connection from " +
-                        socket.getRemoteSocketAddress() + ": " + ex.getMessage());
-                    peer.closeQuietly();
-                }
-            }
-        }
+        new RendezvousServer(config, blobs, peers).collect(deadline);
         for (int r = 1; r < config.size(); r++)
         {
             final DataOutputStream out = peers[r].out;
@@ -181,103 +137,68 @@ final class ControlPlane implements AutoCloseable
         }
     }
 
-    private static int acceptHandshake(final Peer peer, final TransportConfig config, final byte[] secret,
-        final SecureRandom random, final Peer[] peers) throws IOException
-    {
-        final byte[] serverNonce = new byte[NONCE_BYTES];
-        random.nextBytes(serverNonce);
-        peer.out.writeInt(MAGIC);
-        peer.out.writeInt(VERSION);
-        peer.out.write(serverNonce);
-        peer.out.flush();
-        final int claimed = peer.in.readInt();
-        final int claimedSize = peer.in.readInt();
-        final byte[] clientNonce = readExactly(peer.in, NONCE_BYTES);
-        final byte[] proof = readExactly(peer.in, 32);
-        final byte[] expected = mac(secret, "client", serverNonce, clientNonce, claimed, claimedSize);
-        if (!MessageDigest.isEqual(expected, proof))
-        {
-            throw new AuthenticationException("peer claiming rank " + claimed + " did not prove the job secret");
-        }
-        if (claimedSize != config.size() || claimed < 1 || claimed >= config.size())
-        {
-            throw new AuthenticationException("peer claims rank " + claimed + " of " + claimedSize +
-                ", the job has " + config.size() + " ranks");
-        }
-        if (peers[claimed] != null)
-        {
-            throw new AuthenticationException("rank " + claimed + " already joined from " +
-                peers[claimed].socket.getRemoteSocketAddress());
-        }
-        peer.out.write(mac(secret, "server", serverNonce, clientNonce, claimed, claimedSize));
-        peer.out.flush();
-        return claimed;
-    }
-
     private static void join(final TransportConfig config, final byte[][] blobs, final Peer[] peers,
         final long deadline) throws IOException
     {
-        final Peer peer = new Peer(connect(config, deadline));
-        peers[0] = peer;
-        peer.rank = 0;
-        peer.socket.setSoTimeout(Math.max(1, remainingMs(deadline)));
-        try
+        final Handshake handshake = new Handshake(config.secret(), config.size());
+        final String coordinator = config.coordinator().toString();
+        long backoffMs = FIRST_BACKOFF_MS;
+        int turnedAway = 0;
+        while (true)
         {
-            if (peer.in.readInt() != MAGIC || peer.in.readInt() != VERSION)
-            {
-                throw new AuthenticationException("rank " + config.rank() + ": " + config.coordinator() +
-                    " does not speak the spillway rendezvous protocol");
-            }
-            final byte[] secret = config.secret();
-            final byte[] serverNonce = readExactly(peer.in, NONCE_BYTES);
-            final byte[] clientNonce = new byte[NONCE_BYTES];
-            new SecureRandom().nextBytes(clientNonce);
-            peer.out.writeInt(config.rank());
-            peer.out.writeInt(config.size());
-            peer.out.write(clientNonce);
-            peer.out.write(mac(secret, "client", serverNonce, clientNonce, config.rank(), config.size()));
-            peer.out.flush();
-            final byte[] proof;
+            final Peer peer = new Peer(connect(config, deadline));
+            peers[0] = peer;
+            peer.rank = 0;
             try
             {
-                proof = readExactly(peer.in, 32);
+                peer.socket.setSoTimeout(Math.max(1, remainingMs(deadline)));
+                handshake.join(peer.in, peer.out, config.rank(), coordinator);
+                exchangeBlobs(peer, config.rank(), blobs);
+                return;
             }
-            catch (final EOFException ex)
+            catch (final Handshake.NotGreetedException ex)
             {
-                throw new AuthenticationException("rank " + config.rank() + ": coordinator " +
-                    config.coordinator() + " refused the handshake (wrong secret, size or a duplicate rank?)");
-            }
-            if (!MessageDigest.isEqual(proof,
-                mac(secret, "server", serverNonce, clientNonce, config.rank(), config.size())))
-            {
-                System.err.println("spillway-rdma: rank " + config.rank() + " rejected coordinator " +
-                    peer.socket.getRemoteSocketAddress() + ": it did not prove the job secret");
-                throw new AuthenticationException("rank " + config.rank() + ": coordinator " +
-                    config.coordinator() + " did not prove the job secret");
-            }
-            final byte[] mine = blobs[config.rank()];
-            peer.out.writeInt(mine.length);
-            peer.out.write(mine);
-            peer.out.flush();
-            for (int r = 0; r < config.size(); r++)
-            {
-                final byte[] b = readBlob(peer.in);
-                if (r != config.rank())
+                peer.closeQuietly();
+                turnedAway++;
+                if (remainingMs(deadline) <= backoffMs)
                 {
-                    blobs[r] = b;
+                    throw new TransportTimeoutException(0, "rank " + config.rank() + ": rendezvous at " +
+                        coordinator + " (turned away before the handshake " + turnedAway + " times: " +
+                        ex.getMessage() + "; too many connections awaiting their handshake there?)",
+                        config.connectTimeout().toMillis());
                 }
+                sleep(config, backoffMs);
+                backoffMs = Math.min(MAX_BACKOFF_MS, 2 * backoffMs);
+            }
+            catch (final SocketTimeoutException ex)
+            {
+                peer.closeQuietly();
+                throw new TransportTimeoutException(0, "rank " + config.rank() + ": rendezvous at " +
+                    coordinator, config.connectTimeout().toMillis());
+            }
+            catch (final AuthenticationException ex)
+            {
+                System.err.println("spillway-rdma: rank " + config.rank() + ": handshake with coordinator " +
+                    peer.socket.getRemoteSocketAddress() + " failed: " + ex.getMessage());
+                peer.closeQuietly();
+                throw ex;
             }
         }
-        catch (final SocketTimeoutException ex)
+    }
+
+    private static void exchangeBlobs(final Peer peer, final int rank, final byte[][] blobs) throws IOException
+    {
+        final byte[] mine = blobs[rank];
+        peer.out.writeInt(mine.length);
+        peer.out.write(mine);
+        peer.out.flush();
+        for (int r = 0; r < blobs.length; r++)
         {
-            peer.closeQuietly();
-            throw new TransportTimeoutException(0, "rank " + config.rank() + ": rendezvous at " +
-                config.coordinator(), config.connectTimeout().toMillis());
-        }
-        catch (final AuthenticationException ex)
-        {
-            peer.closeQuietly();
-            throw ex;
+            final byte[] b = readBlob(peer.in);
+            if (r != rank)
+            {
+                blobs[r] = b;
+            }
         }
     }
 
@@ -300,16 +221,21 @@ final class ControlPlane implements AutoCloseable
                     throw new TransportTimeoutException(0, "rank " + config.rank() + ": connecting to coordinator " +
                         config.coordinator() + " (" + ex.getMessage() + ")", config.connectTimeout().toMillis());
                 }
-                try
-                {
-                    TimeUnit.MILLISECONDS.sleep(20);
-                }
-                catch (final InterruptedException ie)
-                {
-                    Thread.currentThread().interrupt();
-                    throw new TransportException("rank " + config.rank() + ": interrupted while connecting", ie);
-                }
+                sleep(config, 20);
             }
+        }
+    }
+
+    private static void sleep(final TransportConfig config, final long ms)
+    {
+        try
+        {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new TransportException("rank " + config.rank() + ": interrupted while connecting", ex);
         }
     }
 
@@ -445,7 +371,7 @@ final class ControlPlane implements AutoCloseable
         }
     }
 
-    private static byte[] readBlob(final DataInputStream in) throws IOException
+    static byte[] readBlob(final DataInputStream in) throws IOException
     {
         final int length = in.readInt();
         if (length < 0 || length > MAX_BLOB_BYTES)
@@ -462,46 +388,26 @@ final class ControlPlane implements AutoCloseable
         return bytes;
     }
 
-    private static byte[] mac(final byte[] secret, final String role, final byte[] serverNonce,
-        final byte[] clientNonce, final int rank, final int size)
+    /** Closes a socket or listener, ignoring failures: closing is best effort. */
+    static void closeQuietly(final Closeable closeable)
     {
         try
         {
-            final Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            mac.update(("spillway-rdma v" + VERSION + " " + role).getBytes(StandardCharsets.US_ASCII));
-            mac.update(serverNonce);
-            mac.update(clientNonce);
-            mac.update(new byte[] {(byte)(rank >>> 24), (byte)(rank >>> 16), (byte)(rank >>> 8), (byte)rank,
-                (byte)(size >>> 24), (byte)(size >>> 16), (byte)(size >>> 8), (byte)size});
-            return mac.doFinal();
+            closeable.close();
         }
-        catch (final GeneralSecurityException ex)
+        catch (final IOException ignored)
         {
-            throw new IllegalStateException("HmacSHA256 unavailable", ex);
+            // Best effort.
         }
     }
 
-    private static int remainingMs(final long deadline)
+    static int remainingMs(final long deadline)
     {
         return (int)Math.max(0, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
     }
 
-    private static List<Integer> missing(final Peer[] peers, final int from)
-    {
-        final List<Integer> missing = new ArrayList<>();
-        for (int r = from; r < peers.length; r++)
-        {
-            if (peers[r] == null)
-            {
-                missing.add(r);
-            }
-        }
-        return missing;
-    }
-
     /** One control connection; writes are serialised. */
-    private static final class Peer
+    static final class Peer
     {
         final Socket socket;
         final DataInputStream in;
@@ -536,14 +442,7 @@ final class ControlPlane implements AutoCloseable
 
         void closeQuietly()
         {
-            try
-            {
-                socket.close();
-            }
-            catch (final IOException ignored)
-            {
-                // Closing is best effort.
-            }
+            ControlPlane.closeQuietly(socket);
         }
     }
 }

@@ -43,6 +43,8 @@ public final class TransportConfig
     private final Duration failureTimeout;
     private final Duration idleMaxPark;
     private final boolean peerErrorHandling;
+    private final Duration handshakeTimeout;
+    private final int maxPendingHandshakes;
 
     private TransportConfig(final Builder b)
     {
@@ -56,6 +58,8 @@ public final class TransportConfig
         failureTimeout = b.failureTimeout;
         idleMaxPark = b.idleMaxPark;
         peerErrorHandling = b.peerErrorHandling;
+        handshakeTimeout = b.handshakeTimeout;
+        maxPendingHandshakes = b.maxPendingHandshakes;
         if (size < 1 || rank < 0 || rank >= size)
         {
             throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " (size " + size + ")");
@@ -74,16 +78,23 @@ public final class TransportConfig
             throw new IllegalArgumentException("coordinator " + coordinator + " is not a loopback address; " +
                 "set allowNonLoopback to listen or connect beyond this host");
         }
-        for (final Duration d : new Duration[] {connectTimeout, operationTimeout, failureTimeout})
+        for (final Duration d : new Duration[] {connectTimeout, operationTimeout, failureTimeout, handshakeTimeout})
         {
             if (d.isNegative() || d.isZero())
             {
                 throw new IllegalArgumentException("timeouts must be positive, got " + d);
             }
         }
+        if (maxPendingHandshakes < 1)
+        {
+            throw new IllegalArgumentException("maxPendingHandshakes must be at least 1, got " + maxPendingHandshakes);
+        }
     }
 
-    /** @return a builder with the defaults: 30 s connect and operation timeouts, 5 s failure detection. */
+    /**
+     * @return a builder with the defaults: 30 s connect and operation timeouts, 5 s failure detection, 5 s per
+     * handshake, 16 pending handshakes.
+     */
     public static Builder builder()
     {
         return new Builder();
@@ -209,6 +220,24 @@ public final class TransportConfig
         return peerErrorHandling;
     }
 
+    /**
+     * @return how long the coordinator gives one connection for its handshake and address; a connection still
+     * silent then is closed, so that it cannot hold a handshake slot for the whole rendezvous.
+     */
+    public Duration handshakeTimeout()
+    {
+        return handshakeTimeout;
+    }
+
+    /**
+     * @return how many connections the coordinator serves at once before they authenticated; it closes further ones
+     * at once, and a rank turned away so retries until the connect timeout.
+     */
+    public int maxPendingHandshakes()
+    {
+        return maxPendingHandshakes;
+    }
+
     @Override
     public String toString()
     {
@@ -230,6 +259,8 @@ public final class TransportConfig
         private Duration failureTimeout = Duration.ofSeconds(5);
         private Duration idleMaxPark = Duration.ofNanos(50_000);
         private boolean peerErrorHandling = true;
+        private Duration handshakeTimeout = Duration.ofSeconds(5);
+        private int maxPendingHandshakes = 16;
 
         private Builder()
         {
@@ -302,6 +333,20 @@ public final class TransportConfig
         public Builder peerErrorHandling(final boolean enabled)
         {
             this.peerErrorHandling = enabled;
+            return this;
+        }
+
+        /** @param timeout the coordinator's bound on one connection's handshake. @return this */
+        public Builder handshakeTimeout(final Duration timeout)
+        {
+            this.handshakeTimeout = timeout;
+            return this;
+        }
+
+        /** @param max connections the coordinator serves at once before they authenticated. @return this */
+        public Builder maxPendingHandshakes(final int max)
+        {
+            this.maxPendingHandshakes = max;
             return this;
         }
 

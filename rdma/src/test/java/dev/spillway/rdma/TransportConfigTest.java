@@ -52,4 +52,19 @@ final class TransportConfigTest
         assertTrue(b.allowNonLoopback(true).build().allowNonLoopback());
         assertThrows(IllegalArgumentException.class, () -> b.secret(new byte[15]).build());
     }
+
+    @Test
+    void handshakeLimitsHaveDefaultsAndAreValidated()
+    {
+        final TransportConfig.Builder b = TransportConfig.builder().rank(0).size(2)
+            .coordinator(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1))
+            .secret(SECRET.getBytes(StandardCharsets.UTF_8));
+        assertEquals(java.time.Duration.ofSeconds(5), b.build().handshakeTimeout());
+        assertEquals(16, b.build().maxPendingHandshakes());
+        final IllegalArgumentException cap = assertThrows(IllegalArgumentException.class,
+            () -> b.maxPendingHandshakes(0).build());
+        assertTrue(cap.getMessage().contains("maxPendingHandshakes"), cap.getMessage());
+        assertThrows(IllegalArgumentException.class,
+            () -> b.maxPendingHandshakes(1).handshakeTimeout(java.time.Duration.ZERO).build());
+    }
 }
