@@ -32,7 +32,10 @@ final class BlockIndex implements Closeable
     private final int maxBlocks;
     private final ByteBuffer value = ByteBuffer.allocate(VALUE_BYTES).order(ByteOrder.nativeOrder());
 
-    /** Creates the map file, sized for {@code maxBlocks} entries (Chronicle may add one tier beyond that). */
+    /**
+     * Creates the map file, sized for {@code maxBlocks} entries (Chronicle may add one tier beyond that). Chronicle's
+     * JVM exit hook is off: it would close the map under the IO thread; the store's owner closes it.
+     */
     BlockIndex(final Path path, final int maxBlocks) throws IOException
     {
         this.file = path.toFile();
@@ -43,6 +46,7 @@ final class BlockIndex implements Closeable
             .constantValueSizeBySample(ByteBuffer.allocate(VALUE_BYTES))
             .entries(maxBlocks)
             .checksumEntries(false)
+            .skipCloseOnExitHook(true)
             .createPersistedTo(file);
     }
 

@@ -1,6 +1,7 @@
 package dev.spillway.io;
 
 import java.io.IOException;
+import java.nio.file.Path;
 
 /** Opens {@link Store}s. */
 public final class Stores
@@ -28,5 +29,16 @@ public final class Stores
             case DIRECT -> new DirectIoStore(settings);
             case CHRONICLE -> new ChronicleStore(settings);
         };
+    }
+
+    /**
+     * Removes every store directory this process created under {@code dir}, open ones included: for a process that
+     * is about to exit without closing its stores (an interrupted run). A store still open must not be used after.
+     *
+     * @param dir the parent directory given in {@link StoreSettings#dir()}.
+     */
+    public static void removeOwn(final Path dir) throws IOException
+    {
+        StoreDirectory.removeOwn(dir);
     }
 }

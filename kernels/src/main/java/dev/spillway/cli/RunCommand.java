@@ -155,8 +155,21 @@ final class RunCommand implements Callable<Integer>
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
-        final Path base = transport == null ? prepareDirectory(kernel, budget) :
-            Files.createDirectories(prepareDirectory(kernel, budget).resolve("rank-" + rank));
+        final SpillArea area = SpillArea.prepare(dir);
+        try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", () -> remove(area)))
+        {
+            checkDisk(kernel, budget, area.base());
+            final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
+            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, base);
+        }
+    }
+
+    private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
+        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final Path base)
+        throws Exception
+    {
+        final int ranks = transport == null ? 1 : transport.size();
+        final int rank = transport == null ? 0 : transport.rank();
         final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
             .policy(letters);
         checkBudget(kernel, budget);
@@ -181,7 +194,8 @@ final class RunCommand implements Callable<Integer>
         if (transport != null)
         {
             final RankFigures figures;
-            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config)))
+            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
             {
                 result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
                 figures = RankFigures.of(result, graph.rankStats());
@@ -201,11 +215,12 @@ final class RunCommand implements Callable<Integer>
         }
         if ("mmap".equals(graphKind))
         {
-            result = runMapped(kernel, base, w, "mmap", !noVerify);
+            result = runMapped(kernel, area, w, "mmap", !noVerify);
         }
         else
         {
-            try (EngineGraph graph = new EngineGraph(config.build()))
+            try (EngineGraph graph = new EngineGraph(config.build());
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
             {
                 result = runWithProgress(kernel, graph, "spillway", !noVerify);
                 System.err.println("spillway: " + graph.stats());
@@ -215,7 +230,7 @@ final class RunCommand implements Callable<Integer>
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
         {
-            baselineResult = runBaseline(kernelKey, blas, budget, w, base);
+            baselineResult = runBaseline(kernelKey, blas, budget, w, area);
         }
         final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
         if (checkpoints != null && checkpoints.enabled())
@@ -237,6 +252,19 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: report written to " + report);
         }
         return verdict(result);
+    }
+
+    /** On an interrupt: removes what the run put in {@code --dir}; nothing can be reported any more. */
+    private static void remove(final SpillArea area)
+    {
+        try
+        {
+            area.remove();
+        }
+        catch (final IOException ignored)
+        {
+            // the process is exiting; what is left is removed by the next run in this directory
+        }
     }
 
     private void writeJson(final Map<String, Object> out) throws IOException
@@ -271,15 +299,17 @@ final class RunCommand implements Callable<Integer>
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,
-        final Path base) throws IOException
+        final SpillArea area) throws IOException
     {
+        final Path base = area.base();
         final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
         if ("incore".equals(baseline))
         {
             final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);
             final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(all).store(store).storeDir(base)
                 .policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy);
-            try (EngineGraph graph = new EngineGraph(config.build()))
+            try (EngineGraph graph = new EngineGraph(config.build());
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", graph::cancel))
             {
                 return runWithProgress(again, graph, "in-core baseline", false);
             }
@@ -289,13 +319,13 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: note: the mmap baseline runs without a memory cap here, so the page cache " +
                 "may hold all the data; `spillway bench kernels` caps it with a cgroup");
         }
-        return runMapped(again, base, w, "mmap baseline", false);
+        return runMapped(again, area, w, "mmap baseline", false);
     }
 
-    private static RunResult runMapped(final Kernel kernel, final Path base, final int w, final String label,
+    private static RunResult runMapped(final Kernel kernel, final SpillArea area, final int w, final String label,
         final boolean verify) throws IOException
     {
-        final Path mapped = Files.createTempDirectory(base, "mmap-");
+        final Path mapped = area.temporary("mmap-");
         try (MappedGraph graph = new MappedGraph(mapped, w))
         {
             return runWithProgress(kernel, graph, label, verify);
@@ -320,18 +350,8 @@ final class RunCommand implements Callable<Integer>
         return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
     }
 
-    private Path prepareDirectory(final Kernel kernel, final long budget) throws IOException
+    private static void checkDisk(final Kernel kernel, final long budget, final Path base) throws IOException
     {
-        final Path base = dir.toAbsolutePath().normalize();
-        try
-        {
-            Files.createDirectories(base);
-            Files.deleteIfExists(Files.createTempFile(base, "probe", ".tmp"));
-        }
-        catch (final IOException e)
-        {
-            throw new IOException("--dir " + base + " is not a writable directory (" + e + ")", e);
-        }
         final long spill = Math.max(0, kernel.dataBytes() - budget) + DISK_SLACK;
         final long free = Files.getFileStore(base).getUsableSpace();
         if (free < spill)
@@ -339,7 +359,6 @@ final class RunCommand implements Callable<Integer>
             throw new IOException("--dir " + base + " has " + ByteSize.format(free) + " free, but this run may spill " +
                 ByteSize.format(spill) + ": free some space, raise --dram or choose another --dir");
         }
-        return base;
     }
 
     private static void checkBudget(final Kernel kernel, final long budget)
