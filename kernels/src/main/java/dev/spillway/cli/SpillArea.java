@@ -4,6 +4,7 @@ import dev.spillway.io.Stores;
 
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -98,8 +99,19 @@ final class SpillArea
             {
                 directory(dir.getParent());
             }
-            Files.createDirectory(dir);
-            created.push(dir);
+            try
+            {
+                Files.createDirectory(dir);
+                created.push(dir);
+            }
+            catch (final FileAlreadyExistsException e)
+            {
+                if (!Files.isDirectory(dir))
+                {
+                    throw e;
+                }
+                // another rank of this job created it just now
+            }
         }
         return dir;
     }
