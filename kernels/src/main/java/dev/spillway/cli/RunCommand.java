@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.resilience.Checkpoints;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -122,7 +123,7 @@ final class RunCommand implements Callable<Integer>
         problem.check(kernelKey, spec.commandLine());
         if (!baseline.matches("none|incore|mmap"))
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--baseline must be none, incore " +
+            throw new ParameterException(spec.commandLine(), "--baseline must be none, incore " +
                 "or mmap; got '" + baseline + "'");
         }
         final boolean distributed = RankEnvironment.present(System.getenv());
@@ -172,7 +173,7 @@ final class RunCommand implements Callable<Integer>
         final int rank = transport == null ? 0 : transport.rank();
         final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
             .policy(letters);
-        checkBudget(kernel, budget);
+        final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks);
         if (checkpointDir != null)
         {
             Checkpoints.configure(config, checkpointDir, checkpointEvery, mtbf).checkpointMode(checkpointMode);
@@ -197,6 +198,7 @@ final class RunCommand implements Callable<Integer>
             try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
             {
+                require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
                 figures = RankFigures.of(result, graph.rankStats());
             }
@@ -222,6 +224,7 @@ final class RunCommand implements Callable<Integer>
             try (EngineGraph graph = new EngineGraph(config.build());
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
             {
+                require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "spillway", !noVerify);
                 System.err.println("spillway: " + graph.stats());
                 checkpoints = graph.checkpointReport();
@@ -293,7 +296,7 @@ final class RunCommand implements Callable<Integer>
             checkpointDir != null ? "--checkpoint-dir" : report != null ? "--report" : null;
         if (refused != null)
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), refused + " is not supported on " +
+            throw new ParameterException(spec.commandLine(), refused + " is not supported on " +
                 "several ranks (SPILLWAY_RANK is set); run it on one rank");
         }
     }
@@ -361,15 +364,12 @@ final class RunCommand implements Callable<Integer>
         }
     }
 
-    private static void checkBudget(final Kernel kernel, final long budget)
+    /** Refuses the arguments with {@code problem}, a message naming the option at fault, unless it is null. */
+    private void require(final String problem)
     {
-        final long need = kernel.largestTaskBytes() + kernel.pinnedBytes();
-        if (budget < need)
+        if (problem != null)
         {
-            throw new IllegalArgumentException("--dram " + ByteSize.format(budget) + " is smaller than one task's " +
-                "working set: " + kernel.name() + " needs " + ByteSize.format(kernel.largestTaskBytes()) +
-                " for its largest task" + (kernel.pinnedBytes() > 0 ? " plus " + ByteSize.format(kernel.pinnedBytes()) +
-                " of pinned ghost layers" : "") + "; raise --dram or lower --tile");
+            throw new ParameterException(spec.commandLine(), problem);
         }
     }
 

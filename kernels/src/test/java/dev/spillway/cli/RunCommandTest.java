@@ -90,8 +90,47 @@ class RunCommandTest
     @Test
     void aBudgetBelowOneTasksWorkingSetIsRefused()
     {
-        assertEquals(1, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
-        assertTrue(err.toString().contains("smaller than one task's working set"), err::toString);
+        assertEquals(2, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("--dram 1 MiB is too small: matmul needs 1572864 B"), err::toString);
+        assertTrue(err.toString().contains("use --dram 1536k or more"), err::toString);
+    }
+
+    /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
+    @Test
+    void pivotedLuBudgetIsCheckedAsTheEngineChargesItAndTheSuggestionRuns()
+    {
+        final String[] lu = {"run", "lu", "--n", "2048", "--tile", "256", "--pivoting", "--workers", "2", "--dir",
+            tmp.resolve("spill").toString(), "--dram"};
+        assertEquals(2, run(concat(lu, "25%")), err::toString);
+        assertTrue(err.toString().contains("--dram 25% (8390656 B) is too small: lu needs 8392704 B"), err::toString);
+        assertEquals(0, run(concat(lu, suggestion())), err::toString);
+    }
+
+    /** The ghost layers are pinned page by page: the check counts them so, and the suggested budget runs. */
+    @Test
+    void stencilBudgetCountsPinnedGhostsByPageAndTheSuggestionRuns()
+    {
+        final String[] stencil = {"run", "stencil", "--grid", "100,100,100", "--tile", "32", "--steps", "1",
+            "--workers", "2", "--dir", tmp.resolve("spill").toString(), "--dram"};
+        assertEquals(2, run(concat(stencil, "25%")), err::toString);
+        assertTrue(err.toString().contains("B of pinned data"), err::toString);
+        assertEquals(0, run(concat(stencil, suggestion())), err::toString);
+    }
+
+    /** @return the first value of "use --dram VALUE" in the error output, then forgets the output. */
+    private String suggestion()
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("use --dram (\\S+)").matcher(err.toString());
+        assertTrue(m.find(), "no suggested --dram in: " + err);
+        err.getBuffer().setLength(0);
+        return m.group(1);
+    }
+
+    private static String[] concat(final String[] head, final String last)
+    {
+        final String[] all = java.util.Arrays.copyOf(head, head.length + 1);
+        all[head.length] = last;
+        return all;
     }
 
     @Test

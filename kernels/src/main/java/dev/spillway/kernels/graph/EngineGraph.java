@@ -129,6 +129,12 @@ public final class EngineGraph implements TileGraph
             stats.nvmBytesWritten());
     }
 
+    /** @return what the runtime charges its DRAM budget for an object of {@code bytes}; see {@link Spillway#dramCharge}. */
+    public long dramCharge(final int bytes)
+    {
+        return spillway.dramCharge(bytes);
+    }
+
     /** @return the runtime's counters (this rank's, on several ranks). */
     public dev.spillway.SpillwayStats stats()
     {
