@@ -26,6 +26,9 @@ final class BlockIndex implements Closeable
     private static final int VERSION_OFFSET = 16;
     private static final int CHECKSUM_OFFSET = 24;
     private static final int VALUE_BYTES = 28;
+    /** File bytes besides the entries, and per entry: at most 8 KiB and 91 B measured from 1 to 262144 entries. */
+    private static final long FIXED_BOUND_BYTES = 64 << 10;
+    private static final long BOUND_BYTES_PER_ENTRY = 128;
 
     private final ChronicleMap<CharSequence, ByteBuffer> map;
     private final File file;
@@ -48,6 +51,12 @@ final class BlockIndex implements Closeable
             .checksumEntries(false)
             .skipCloseOnExitHook(true)
             .createPersistedTo(file);
+    }
+
+    /** @return an upper bound of the file bytes of an index for {@code maxBlocks} entries. */
+    static long fileBytesBound(final int maxBlocks)
+    {
+        return FIXED_BOUND_BYTES + BOUND_BYTES_PER_ENTRY * maxBlocks;
     }
 
     /** @return bytes of the map file. */

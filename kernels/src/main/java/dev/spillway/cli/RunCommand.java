@@ -42,11 +42,10 @@ import java.util.concurrent.Callable;
         "As one rank of a job (SPILLWAY_RANK etc. set, see `spillway launch`): tiles are dealt over the ranks, " +
             "--dram and --workers apply to each rank, a percentage is of the rank's share of the data, and rank 0 " +
             "reports per-rank and total figures."},
-    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments."})
+    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
+        "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {
-    private static final long DISK_SLACK = 64L << 20;
-
     @Spec
     private CommandSpec spec;
 
@@ -156,23 +155,25 @@ final class RunCommand implements Callable<Integer>
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
-        final SpillArea area = SpillArea.prepare(dir);
+        final SpillArea area = spillArea();
         try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", () -> remove(area)))
         {
-            checkDisk(kernel, budget, area.base());
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
-            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, base);
+            final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks);
+            require(disk.problem(Files.getFileStore(base).getUsableSpace()));
+            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
         }
     }
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
-        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final Path base)
+        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final DiskCheck disk)
         throws Exception
     {
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
-        final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
-            .policy(letters);
+        final Path base = disk.sizing().dir();
+        final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(budget).store(store)
+            .storeDir(base).policy(letters));
         final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks);
         if (checkpointDir != null)
         {
@@ -184,10 +185,11 @@ final class RunCommand implements Callable<Integer>
             config.traceFile(trace);
         }
 
-        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s%n",
-            kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")", shape(kernel),
-            ByteSize.format(kernel.dataBytes()), ByteSize.format(budget), percent(budget * ranks, kernel.dataBytes()),
-            w, letters, store.name().toLowerCase(java.util.Locale.ROOT), base);
+        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
+                "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
+            shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
+            percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
+            base, ByteSize.human(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunResult result;
@@ -233,7 +235,7 @@ final class RunCommand implements Callable<Integer>
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
         {
-            baselineResult = runBaseline(kernelKey, blas, budget, w, area);
+            baselineResult = runBaseline(kernelKey, blas, budget, w, area, disk);
         }
         final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
         if (checkpoints != null && checkpoints.enabled())
@@ -302,15 +304,15 @@ final class RunCommand implements Callable<Integer>
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,
-        final SpillArea area) throws IOException
+        final SpillArea area, final DiskCheck disk) throws IOException
     {
         final Path base = area.base();
         final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
         if ("incore".equals(baseline))
         {
             final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);
-            final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(all).store(store).storeDir(base)
-                .policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy);
+            final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(all).store(store)
+                .storeDir(base).policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy));
             try (EngineGraph graph = new EngineGraph(config.build());
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", graph::cancel))
             {
@@ -353,14 +355,16 @@ final class RunCommand implements Callable<Integer>
         return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
     }
 
-    private static void checkDisk(final Kernel kernel, final long budget, final Path base) throws IOException
+    /** @return {@code --dir}, created if needed and proven writable; refused (exit 2) naming the reason if not. */
+    private SpillArea spillArea()
     {
-        final long spill = Math.max(0, kernel.dataBytes() - budget) + DISK_SLACK;
-        final long free = Files.getFileStore(base).getUsableSpace();
-        if (free < spill)
+        try
         {
-            throw new IOException("--dir " + base + " has " + ByteSize.format(free) + " free, but this run may spill " +
-                ByteSize.format(spill) + ": free some space, raise --dram or choose another --dir");
+            return SpillArea.prepare(dir);
+        }
+        catch (final IOException e)
+        {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

@@ -136,7 +136,7 @@ class RunCommandTest
     @Test
     void anUnwritableDirIsRefused()
     {
-        assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--dir", "/proc/spillway-cannot-write"));
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", "/proc/spillway-cannot-write"));
         assertTrue(err.toString().contains("is not a writable directory"), err::toString);
     }
 
