@@ -46,6 +46,13 @@ import java.util.concurrent.Callable;
         "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {
+    /**
+     * At most this many workers per available processor. Idle workers wake every millisecond to look for work
+     * ({@code idleMaxParkNanos}), so hundreds of them on a few cores starve the busy ones and the IO thread: with 1000
+     * workers on 2 processors LU still progressed, but a millisecond task took 40 s.
+     */
+    static final int WORKERS_PER_PROCESSOR = 8;
+
     @Spec
     private CommandSpec spec;
 
@@ -60,7 +67,8 @@ final class RunCommand implements Callable<Integer>
         description = "DRAM budget: bytes (512m) or a percentage of the data (12.5%%) (default: ${DEFAULT-VALUE}).")
     private DramSize dram;
 
-    @Option(names = "--workers", paramLabel = "W", description = "Worker threads (default: available processors).")
+    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " + WORKERS_PER_PROCESSOR +
+        " per available processor (default: available processors).")
     private Integer workers;
 
     @Option(names = "--policy", paramLabel = "f|a|p[,s][,d]", description = "IO policy letters (default: p,s,d " +
@@ -130,7 +138,7 @@ final class RunCommand implements Callable<Integer>
         {
             refuseOnRanks();
         }
-        final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
+        final int w = workers();
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
@@ -289,6 +297,29 @@ final class RunCommand implements Callable<Integer>
             return 1;
         }
         return 0;
+    }
+
+    /** @return {@code --workers}, or the processors; refused (exit 2) outside 1 to 8 per processor. */
+    private int workers()
+    {
+        final int processors = Runtime.getRuntime().availableProcessors();
+        if (workers == null)
+        {
+            return processors;
+        }
+        if (workers < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--workers must be at least 1, got " + workers);
+        }
+        final int limit = WORKERS_PER_PROCESSOR * processors;
+        if (workers > limit)
+        {
+            throw new ParameterException(spec.commandLine(), "--workers " + workers + " is more than " +
+                WORKERS_PER_PROCESSOR + " per available processor (" + processors + " here): idle workers wake " +
+                "every millisecond to look for work, so that many starve the busy ones and the IO thread, and the run " +
+                "crawls; use --workers " + limit + " or fewer (default: " + processors + ")");
+        }
+        return workers;
     }
 
     /** What one rank of a distributed run cannot do yet, refused before it joins the job. */

@@ -141,6 +141,18 @@ class RunCommandTest
     }
 
     @Test
+    void workersBeyondEightPerProcessorAreRefused()
+    {
+        final int limit = 8 * Runtime.getRuntime().availableProcessors();
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--workers", Integer.toString(limit + 1),
+            "--dir", tmp.toString()), err::toString);
+        assertTrue(err.toString().contains("--workers " + (limit + 1) + " is more than 8 per available processor") &&
+            err.toString().contains("use --workers " + limit + " or fewer"), err::toString);
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--workers", "0", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("--workers must be at least 1, got 0"), err::toString);
+    }
+
+    @Test
     void anUnknownPolicyLetterIsRefused()
     {
         assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
