@@ -139,6 +139,7 @@ final class RunCommand implements Callable<Integer>
             refuseOnRanks();
         }
         final int w = workers();
+        checkCheckpointDir();
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
@@ -297,6 +298,17 @@ final class RunCommand implements Callable<Integer>
             return 1;
         }
         return 0;
+    }
+
+    /** Refuses (exit 2) a {@code --checkpoint-dir} that cannot be created or written, naming it and why. */
+    private void checkCheckpointDir()
+    {
+        final String why = checkpointDir == null ? null : Dirs.whyUnwritable(checkpointDir);
+        if (why != null)
+        {
+            throw new ParameterException(spec.commandLine(), "--checkpoint-dir " + checkpointDir + " cannot hold " +
+                "checkpoints: " + why + "; choose a directory this user can create and write");
+        }
     }
 
     /** @return {@code --workers}, or the processors; refused (exit 2) outside 1 to 8 per processor. */

@@ -153,6 +153,36 @@ class RunCommandTest
     }
 
     @Test
+    void aCheckpointDirThatCannotBeCreatedIsRefusedNamingItAndWhy() throws IOException
+    {
+        final Path file = Files.writeString(tmp.resolve("plain-file"), "x");
+        assertCheckpointDirRefused(file, "cannot create it: a file, not a directory, is there");
+        assertCheckpointDirRefused(file.resolve("ck"), "cannot create it: ");
+        assertCheckpointDirRefused(Path.of("/proc/spillway-ck"), "cannot create it: ");
+    }
+
+    /** Root writes through permissions, so the directory is made immutable (chattr +i) or mounted read-only. */
+    @Test
+    void aReadOnlyCheckpointDirIsRefused() throws Exception
+    {
+        final Path ck = Files.createDirectories(tmp.resolve("read-only"));
+        try (ReadOnly ignored = ReadOnly.make(ck))
+        {
+            assertCheckpointDirRefused(ck, "cannot write in it: ");
+        }
+    }
+
+    private void assertCheckpointDirRefused(final Path ck, final String why)
+    {
+        err.getBuffer().setLength(0);
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.resolve("spill").toString(),
+            "--checkpoint-dir", ck.toString()), err::toString);
+        final String first = err.toString().lines().findFirst().orElse("");
+        assertTrue(first.startsWith("--checkpoint-dir " + ck + " cannot hold checkpoints: " + why) &&
+            first.endsWith("; choose a directory this user can create and write"), err::toString);
+    }
+
+    @Test
     void anUnknownPolicyLetterIsRefused()
     {
         assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
