@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.interval.MtbfEstimator;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -116,7 +117,8 @@ final class RunCommand implements Callable<Integer>
     private String checkpointEvery;
 
     @Option(names = "--mtbf", paramLabel = "SECONDS", description = "Mean time between failures for " +
-        "--checkpoint-every auto (default: observed from earlier restarts in DIR, else 24 h).")
+        "--checkpoint-every auto (default: observed from earlier restarts in DIR, else " +
+        (long)MtbfEstimator.DEFAULT_SECONDS + " s).")
     private Double mtbf;
 
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.resilience.interval.MtbfEstimator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -180,6 +181,17 @@ class RunCommandTest
         final String first = err.toString().lines().findFirst().orElse("");
         assertTrue(first.startsWith("--checkpoint-dir " + ck + " cannot hold checkpoints: " + why) &&
             first.endsWith("; choose a directory this user can create and write"), err::toString);
+    }
+
+    @Test
+    void helpStatesTheMtbfDefaultTheCodeUses()
+    {
+        final StringWriter out = new StringWriter();
+        final CommandLine cmd = SpillwayCli.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        assertEquals(0, cmd.execute("run", "--help"));
+        final String help = out.toString().replaceAll("\\s+", " ");
+        assertTrue(help.contains("else " + (long)MtbfEstimator.DEFAULT_SECONDS + " s)"), help);
     }
 
     @Test
