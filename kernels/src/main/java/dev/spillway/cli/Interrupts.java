@@ -8,14 +8,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What SIGINT (Ctrl-C) and SIGTERM do to a {@code spillway} process: print one line, {@code spillway: interrupted},
  * run the stop actions that commands registered (cancel the runtime, stop the ranks, remove spill files), newest
- * first, within {@link #LIMIT_MS} in all, then exit with 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
- * Nothing else is printed once the line is out, so a failure that the cancellation causes on another thread stays
- * silent.
+ * first, each for at most its own time limit, then exit with 128 + the signal's number: 130 for SIGINT, 143 for
+ * SIGTERM. Nothing else is printed once the line is out, so a failure that the cancellation causes on another thread
+ * stays silent. A second signal during the sequence is ignored.
  *
  * <p>Signal handlers ({@code sun.misc.Signal}) rather than a shutdown hook: a hook cannot tell the two signals apart,
  * runs beside the other hooks in no set order, and cannot hold the exit status back. Only {@link SpillwayCli#main}
@@ -24,11 +23,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class Interrupts
 {
-    /** The most time the stop actions get together; the process exits after that whatever they still do. */
-    static final long LIMIT_MS = 20_000;
-    /** Time an action gets when an earlier one used up the limit, so file removal still runs. */
-    private static final long MIN_ACTION_MS = 2_000;
-
     private static final Object LOCK = new Object();
     private static final Deque<Action> ACTIONS = new ArrayDeque<>();
     private static int signal;
@@ -42,11 +36,13 @@ final class Interrupts
     static final class Action implements AutoCloseable
     {
         private final String what;
+        private final long limitMs;
         private final Runnable action;
 
-        private Action(final String what, final Runnable action)
+        private Action(final String what, final long limitMs, final Runnable action)
         {
             this.what = what;
+            this.limitMs = limitMs;
             this.action = action;
         }
 
@@ -72,12 +68,14 @@ final class Interrupts
     /**
      * Registers what to do on an interrupt; actions run newest first, each on its own thread.
      *
-     * @param what names the action in the thread's name.
+     * @param what    names the action in the thread's name.
+     * @param limitMs how long the action may take; the next one starts after that, and the process exits after the
+     *                last, whatever they still do.
      * @return the registration, to close when it no longer applies.
      */
-    static Action onInterrupt(final String what, final Runnable action)
+    static Action onInterrupt(final String what, final long limitMs, final Runnable action)
     {
-        final Action a = new Action(what, action);
+        final Action a = new Action(what, limitMs, action);
         synchronized (LOCK)
         {
             ACTIONS.push(a);
@@ -140,16 +138,14 @@ final class Interrupts
         final PrintStream silent = new PrintStream(OutputStream.nullOutputStream());
         System.setErr(silent);
         System.setOut(silent);
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LIMIT_MS);
         for (final Action a : actions)
         {
             final Thread t = new Thread(a.action, "spillway-interrupt " + a.what);
             t.setDaemon(true);
             t.start();
-            final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             try
             {
-                t.join(Math.max(left, MIN_ACTION_MS));
+                t.join(a.limitMs);
             }
             catch (final InterruptedException e)
             {

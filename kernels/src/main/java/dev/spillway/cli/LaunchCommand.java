@@ -38,8 +38,8 @@ import java.util.function.Supplier;
 final class LaunchCommand implements Callable<Integer>
 {
     private static final long GRACE_MS = 15_000;
-    /** How long interrupted ranks get to cancel and clean up before SIGKILL; within {@link Interrupts#LIMIT_MS}. */
-    static final long STOP_MS = 12_000;
+    /** How long interrupted ranks get to cancel and clean up (RunCommand's limits, and a JVM exit) before SIGKILL. */
+    static final long STOP_MS = RunCommand.CANCEL_MS + RunCommand.REMOVE_MS + 5_000;
 
     @Option(names = "-n", paramLabel = "N", required = true, description = "Ranks to start.")
     private int ranks;
@@ -63,7 +63,8 @@ final class LaunchCommand implements Callable<Integer>
         final String heap = Runtime.getRuntime().maxMemory() / (1 << 20) + "m";
         final List<Process> processes = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
-        try (Interrupts.Action stop = Interrupts.onInterrupt("stop ranks", () -> stop(processes)))
+        try (Interrupts.Action stop = Interrupts.onInterrupt("stop ranks", STOP_MS + 5_000,
+            () -> stop(processes)))
         {
             for (int r = 0; r < ranks; r++)
             {

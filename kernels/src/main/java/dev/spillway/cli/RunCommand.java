@@ -47,6 +47,10 @@ import java.util.concurrent.Callable;
         "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {
+    /** On an interrupt: how long the runtime gets to cancel (running tasks finish), then to remove the spill files. */
+    static final long CANCEL_MS = 10_000;
+    static final long REMOVE_MS = 5_000;
+
     /**
      * At most this many workers per available processor. Idle workers wake every millisecond to look for work
      * ({@code idleMaxParkNanos}), so hundreds of them on a few cores starve the busy ones and the IO thread: with 1000
@@ -167,7 +171,8 @@ final class RunCommand implements Callable<Integer>
         final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
         final SpillArea area = spillArea();
-        try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", () -> remove(area)))
+        try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
+            () -> remove(area)))
         {
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks);
@@ -209,7 +214,7 @@ final class RunCommand implements Callable<Integer>
         {
             final RankFigures figures;
             try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
-                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
                 require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
@@ -235,7 +240,7 @@ final class RunCommand implements Callable<Integer>
         else
         {
             try (EngineGraph graph = new EngineGraph(config.build());
-                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", graph::cancel))
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
                 require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "spillway", !noVerify);
@@ -359,7 +364,8 @@ final class RunCommand implements Callable<Integer>
             final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(all).store(store)
                 .storeDir(base).policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy));
             try (EngineGraph graph = new EngineGraph(config.build());
-                Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", graph::cancel))
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", CANCEL_MS,
+                    graph::cancel))
             {
                 return runWithProgress(again, graph, "in-core baseline", false);
             }
