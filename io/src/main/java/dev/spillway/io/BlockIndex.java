@@ -41,6 +41,9 @@ final class BlockIndex implements Closeable
     /** CRC32C of the tag's UTF-8 bytes and the record's bytes before it. */
     static final int RECORD_CRC_OFFSET = 28;
     static final int VALUE_BYTES = 32;
+    /** File bytes besides the entries, and per entry: at most 8 KiB and 91 B measured from 1 to 262144 entries. */
+    private static final long FIXED_BOUND_BYTES = 64 << 10;
+    private static final long BOUND_BYTES_PER_ENTRY = 128;
 
     private final ChronicleMap<CharSequence, ByteBuffer> map;
     private final File file;
@@ -52,7 +55,10 @@ final class BlockIndex implements Closeable
     /** The file size Chronicle has mapped: the size at creation, grown with new tiers. */
     private long mappedBytes;
 
-    /** Creates the map file, sized for {@code maxBlocks} entries (Chronicle may add one tier beyond that). */
+    /**
+     * Creates the map file, sized for {@code maxBlocks} entries (Chronicle may add one tier beyond that). Chronicle's
+     * JVM exit hook is off: it would close the map under the IO thread; the store's owner closes it.
+     */
     BlockIndex(final Path path, final int maxBlocks) throws IOException
     {
         this.file = path.toFile();
@@ -63,6 +69,7 @@ final class BlockIndex implements Closeable
             .constantValueSizeBySample(ByteBuffer.allocate(VALUE_BYTES))
             .entries(maxBlocks)
             .checksumEntries(false)
+            .skipCloseOnExitHook(true)
             .createPersistedTo(file);
         try
         {
@@ -74,6 +81,12 @@ final class BlockIndex implements Closeable
             map.close();
             throw e;
         }
+    }
+
+    /** @return an upper bound of the file bytes of an index for {@code maxBlocks} entries. */
+    static long fileBytesBound(final int maxBlocks)
+    {
+        return FIXED_BOUND_BYTES + BOUND_BYTES_PER_ENTRY * maxBlocks;
     }
 
     /** @return bytes of the map file. */

@@ -46,4 +46,13 @@ record ChronicleSizing(int chunkBytes, long chunks, long averageChunks)
         }
         return new ChronicleSizing(chunkBytes, chunks, averageChunks);
     }
+
+    /**
+     * @return an upper bound of the map file's bytes, all allocated at open: the chunks, their free list, the hash
+     *         lookup and the headers.
+     */
+    long fileBytesBound(final int maxBlocks)
+    {
+        return chunks * chunkBytes + chunks / Byte.SIZE + 1 + LOOKUP_BYTES_PER_ENTRY * maxBlocks + FIXED_OVERHEAD_BYTES;
+    }
 }

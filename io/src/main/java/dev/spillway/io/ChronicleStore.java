@@ -17,6 +17,7 @@ import java.util.zip.CRC32C;
  * The {@code chronicle} store: payloads and metadata in one persisted Chronicle Map from tag to {@link BlockValue}
  * (header then payload), laid out by {@link ChronicleSizing}. Writes copy from the caller's buffer into the mapped
  * file and reads copy from it into the caller's buffer, both inside a query context, with no staging buffer.
+ * Chronicle's JVM exit hook is off, as for the direct store's index: {@link #close} is the only close.
  */
 final class ChronicleStore implements Store
 {
@@ -54,6 +55,7 @@ final class ChronicleStore implements Store
                 .actualChunksPerSegmentTier(sizing.chunks())
                 .allowSegmentTiering(false)
                 .checksumEntries(false)
+                .skipCloseOnExitHook(true)
                 .createPersistedTo(file);
             fileBytes = file.length();
             if (fileBytes > capBytes)

@@ -35,7 +35,13 @@ final class DirectIoStore implements Store
 
     DirectIoStore(final StoreSettings settings) throws IOException
     {
-        this(settings, Math.max(MIN_SLAB_BYTES, (long)AVERAGE_BLOCKS_PER_SLAB * settings.averageBlockBytes()));
+        this(settings, slabBytes(settings));
+    }
+
+    /** @return the usual slab size for {@code settings}, before alignment and the disk cap. */
+    static long slabBytes(final StoreSettings settings)
+    {
+        return Math.max(MIN_SLAB_BYTES, (long)AVERAGE_BLOCKS_PER_SLAB * settings.averageBlockBytes());
     }
 
     /** @param slabBytes the usual slab size, rounded up to the alignment. */

@@ -65,6 +65,23 @@ final class StoreDirectory
         deleteTree(path);
     }
 
+    /** Removes the store directories this process created under {@code parent}, open or closed. */
+    static void removeOwn(final Path parent) throws IOException
+    {
+        if (!Files.isDirectory(parent))
+        {
+            return;
+        }
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent,
+            PREFIX + ProcessHandle.current().pid() + "-*"))
+        {
+            for (final Path dir : dirs)
+            {
+                deleteTree(dir);
+            }
+        }
+    }
+
     private static void removeStale(final Path parent) throws IOException
     {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, PREFIX + "*"))

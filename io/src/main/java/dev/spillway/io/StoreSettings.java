@@ -13,6 +13,32 @@ import java.util.Objects;
  */
 public record StoreSettings(Path dir, long diskCapBytes, int averageBlockBytes, int maxBlocks)
 {
+    /**
+     * Settings, without a disk cap, for a store that must be able to hold a block of each size in {@code blocks} at
+     * once: the average block is their mean, and a quarter more blocks than given (plus 16) leave room for
+     * per-block rounding and for a block rewritten while its old copy exists.
+     *
+     * @throws IllegalArgumentException if {@code blocks} is empty or holds a size that is not positive.
+     */
+    public static StoreSettings forBlocks(final Path dir, final int[] blocks)
+    {
+        long sum = 0;
+        for (final int b : blocks)
+        {
+            if (b <= 0)
+            {
+                throw new IllegalArgumentException("block sizes must be positive, got " + b);
+            }
+            sum += b;
+        }
+        if (blocks.length == 0)
+        {
+            throw new IllegalArgumentException("no block sizes given");
+        }
+        final int average = Math.toIntExact((sum + blocks.length - 1) / blocks.length);
+        return new StoreSettings(dir, Long.MAX_VALUE, average, Math.addExact(blocks.length, blocks.length / 4 + 16));
+    }
+
     /** Validates the settings. */
     public StoreSettings
     {

@@ -12,6 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class ChronicleStoreTest extends StoreContractTest
 {
     @Override
+    StoreKind kind()
+    {
+        return StoreKind.CHRONICLE;
+    }
+
+    @Override
     Store openStore(final StoreSettings settings) throws IOException
     {
         return Stores.open(StoreKind.CHRONICLE, settings);

@@ -18,6 +18,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class DirectIoStoreTest extends StoreContractTest
 {
     @Override
+    StoreKind kind()
+    {
+        return StoreKind.DIRECT;
+    }
+
+    @Override
     Store openStore(final StoreSettings settings) throws IOException
     {
         return Stores.open(StoreKind.DIRECT, settings);

@@ -64,6 +64,47 @@ abstract class StoreContractTest
         return store;
     }
 
+    /**
+     * A store sized for a mix of block sizes ({@link StoreSettings#forBlocks}) and capped at
+     * {@link Stores#diskBytesBound} holds all of them at once, rewritten in a shuffled order, within the bound.
+     */
+    @Test
+    void sizedForItsBlocksItHoldsAllOfThemWithinTheBound() throws IOException
+    {
+        final int[] sizes = new int[96];
+        for (int i = 0; i < sizes.length; i++)
+        {
+            sizes[i] = i % 8 == 0 ? 1000 : i % 8 == 1 ? 300 * KIB + 5 : i % 8 == 2 ? 4096 : 96 * KIB;
+        }
+        final StoreSettings sized = StoreSettings.forBlocks(dir, sizes);
+        final long bound = Stores.diskBytesBound(kind(), sized, sizes);
+        final Store store = openStore(new StoreSettings(dir, bound, sized.averageBlockBytes(), sized.maxBlocks()));
+        opened.add(store);
+        final List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < sizes.length; i++)
+        {
+            order.add(i);
+        }
+        for (int version = 1; version <= 3; version++)
+        {
+            java.util.Collections.shuffle(order, new Random(version));
+            for (final int i : order)
+            {
+                store.write("b" + i, block(store, sizes[i], i * 7 + version), version);
+                assertTrue(store.diskBytesUsed() <= bound, store.diskBytesUsed() + " > bound " + bound);
+            }
+        }
+        for (int i = 0; i < sizes.length; i++)
+        {
+            final ByteBuffer dst = buffer(store, sizes[i]);
+            assertEquals(sizes[i], store.read("b" + i, dst));
+            assertArrayEquals(bytes(sizes[i], i * 7 + 3), contents(dst, sizes[i]), "block b" + i);
+        }
+    }
+
+    /** @return the implementation under test. */
+    abstract StoreKind kind();
+
     @Test
     void roundTripsBlocksOfSeveralSizes() throws IOException
     {

@@ -1,6 +1,10 @@
 package dev.spillway.cli;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -27,5 +31,47 @@ final class Dirs
                 Files.delete(p);
             }
         }
+    }
+
+    /**
+     * Creates {@code dir} if needed and proves that a file can be written and removed in it.
+     *
+     * @return null if it can, else why not, e.g. "cannot create it: Read-only file system".
+     */
+    static String whyUnwritable(final Path dir)
+    {
+        try
+        {
+            Files.createDirectories(dir);
+        }
+        catch (final IOException e)
+        {
+            return "cannot create it: " + reason(dir, e);
+        }
+        try
+        {
+            Files.delete(Files.writeString(Files.createTempFile(dir, ".probe", ".tmp"), "probe"));
+            return null;
+        }
+        catch (final IOException e)
+        {
+            return "cannot write in it: " + reason(dir, e);
+        }
+    }
+
+    private static String reason(final Path dir, final IOException e)
+    {
+        if (e instanceof FileAlreadyExistsException f && f.getFile() != null && !Files.isDirectory(Path.of(f.getFile())))
+        {
+            return f.getFile().equals(dir.toString()) ? "a file, not a directory, is there" : f.getFile() +
+                " is a file, not a directory";
+        }
+        if (e instanceof FileSystemException f)
+        {
+            return f.getReason() != null ? f.getReason() : e instanceof NoSuchFileException ?
+                "No such file or directory" : e instanceof AccessDeniedException ? "Permission denied" :
+                e.getClass().getSimpleName();
+        }
+        return e.toString();
     }
 }

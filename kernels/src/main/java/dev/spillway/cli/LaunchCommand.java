@@ -19,21 +19,27 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * {@code spillway launch -n N <command ...>}: starts N ranks of {@code spillway <command ...>} on this host, each a
  * JVM with this one's flags, joined through a rendezvous on loopback with a fresh secret. Rank 0's standard output
  * is this command's; everything else is prefixed with its rank on standard error. When one rank fails, the others
- * are stopped after a grace period, so a launch never outlives its job.
+ * are stopped after a grace period, so a launch never outlives its job. SIGINT or SIGTERM to the launcher is passed
+ * on to every rank as SIGTERM (each cancels its run and removes its spill files); ranks still running after
+ * {@link #STOP_MS} are killed, and the launcher exits 130 or 143 once none is left.
  */
 @Command(name = "launch", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Start N local ranks of a spillway command (e.g. `launch -n 2 run lu --n 8192`).",
         "To place ranks on several hosts, start `spillway <command>` yourself with SPILLWAY_RANK, SPILLWAY_SIZE, " +
             "SPILLWAY_COORDINATOR (rank 0's host:port) and SPILLWAY_SECRET set; see the README (Slurm, mpirun, ssh)."},
-    footer = {"", "Exit status: the first failing rank's, else 0."})
+    footer = {"", "Exit status: the first failing rank's, else 0; 130 or 143 after SIGINT or SIGTERM, which stop " +
+        "every rank."})
 final class LaunchCommand implements Callable<Integer>
 {
     private static final long GRACE_MS = 15_000;
+    /** How long interrupted ranks get to cancel and clean up (RunCommand's limits, and a JVM exit) before SIGKILL. */
+    static final long STOP_MS = RunCommand.CANCEL_MS + RunCommand.REMOVE_MS + 5_000;
 
     @Option(names = "-n", paramLabel = "N", required = true, description = "Ranks to start.")
     private int ranks;
@@ -57,7 +63,8 @@ final class LaunchCommand implements Callable<Integer>
         final String heap = Runtime.getRuntime().maxMemory() / (1 << 20) + "m";
         final List<Process> processes = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
-        try
+        try (Interrupts.Action stop = Interrupts.onInterrupt("stop ranks", STOP_MS + 5_000,
+            () -> stop(processes)))
         {
             for (int r = 0; r < ranks; r++)
             {
@@ -67,11 +74,20 @@ final class LaunchCommand implements Callable<Integer>
                 pb.environment().put(TransportConfig.COORDINATOR_ENV, coordinator);
                 pb.environment().put(TransportConfig.SECRET_ENV, secret);
                 pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
-                final Process p = pb.start();
-                processes.add(p);
+                final Process p;
+                synchronized (processes)
+                {
+                    if (Interrupts.requested())
+                    {
+                        break;
+                    }
+                    p = pb.start();
+                    processes.add(p);
+                }
                 final String prefix = "[rank " + r + "] ";
-                pumps.add(pump(p.getInputStream(), r == 0 ? System.out : System.err, r == 0 ? "" : prefix));
-                pumps.add(pump(p.getErrorStream(), System.err, prefix));
+                final boolean toOut = r == 0;
+                pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
+                pumps.add(pump(p.getErrorStream(), () -> System.err, prefix));
             }
             final int status = await(processes);
             for (final Thread t : pumps)
@@ -139,7 +155,35 @@ final class LaunchCommand implements Callable<Integer>
         return status;
     }
 
-    private static Thread pump(final InputStream in, final PrintStream out, final String prefix)
+    /** Sends SIGTERM to every rank, waits up to {@link #STOP_MS} for all, then kills those left and reaps them. */
+    private static void stop(final List<Process> started)
+    {
+        final List<Process> processes;
+        synchronized (started)
+        {
+            processes = new ArrayList<>(started);
+        }
+        processes.forEach(Process::destroy);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_MS);
+        try
+        {
+            for (final Process p : processes)
+            {
+                p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            for (final Process p : processes)
+            {
+                p.destroyForcibly().waitFor(2, TimeUnit.SECONDS);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            processes.forEach(Process::destroyForcibly);
+        }
+    }
+
+    /** Copies lines of {@code in} to the stream {@code out} names when each is printed (silent after an interrupt). */
+    private static Thread pump(final InputStream in, final Supplier<PrintStream> out, final String prefix)
     {
         final Thread t = new Thread(() ->
         {
@@ -148,7 +192,7 @@ final class LaunchCommand implements Callable<Integer>
                 String line;
                 while ((line = r.readLine()) != null)
                 {
-                    out.println(prefix + line);
+                    out.get().println(prefix + line);
                 }
             }
             catch (final IOException ignored)

@@ -23,6 +23,8 @@ import picocli.CommandLine.Option;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.interval.MtbfEstimator;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -41,10 +43,20 @@ import java.util.concurrent.Callable;
         "As one rank of a job (SPILLWAY_RANK etc. set, see `spillway launch`): tiles are dealt over the ranks, " +
             "--dram and --workers apply to each rank, a percentage is of the rank's share of the data, and rank 0 " +
             "reports per-rank and total figures."},
-    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments."})
+    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
+        "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {
-    private static final long DISK_SLACK = 64L << 20;
+    /** On an interrupt: how long the runtime gets to cancel (running tasks finish), then to remove the spill files. */
+    static final long CANCEL_MS = 10_000;
+    static final long REMOVE_MS = 5_000;
+
+    /**
+     * At most this many workers per available processor. Idle workers wake every millisecond to look for work
+     * ({@code idleMaxParkNanos}), so hundreds of them on a few cores starve the busy ones and the IO thread: with 1000
+     * workers on 2 processors LU still progressed, but a millisecond task took 40 s.
+     */
+    static final int WORKERS_PER_PROCESSOR = 8;
 
     @Spec
     private CommandSpec spec;
@@ -60,7 +72,8 @@ final class RunCommand implements Callable<Integer>
         description = "DRAM budget: bytes (512m) or a percentage of the data (12.5%%) (default: ${DEFAULT-VALUE}).")
     private DramSize dram;
 
-    @Option(names = "--workers", paramLabel = "W", description = "Worker threads (default: available processors).")
+    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " + WORKERS_PER_PROCESSOR +
+        " per available processor (default: available processors).")
     private Integer workers;
 
     @Option(names = "--policy", paramLabel = "f|a|p[,s][,d]", description = "IO policy letters (default: p,s,d " +
@@ -108,7 +121,8 @@ final class RunCommand implements Callable<Integer>
     private String checkpointEvery;
 
     @Option(names = "--mtbf", paramLabel = "SECONDS", description = "Mean time between failures for " +
-        "--checkpoint-every auto (default: observed from earlier restarts in DIR, else 24 h).")
+        "--checkpoint-every auto (default: observed from earlier restarts in DIR, else " +
+        (long)MtbfEstimator.DEFAULT_SECONDS + " s).")
     private Double mtbf;
 
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
@@ -122,7 +136,7 @@ final class RunCommand implements Callable<Integer>
         problem.check(kernelKey, spec.commandLine());
         if (!baseline.matches("none|incore|mmap"))
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--baseline must be none, incore " +
+            throw new ParameterException(spec.commandLine(), "--baseline must be none, incore " +
                 "or mmap; got '" + baseline + "'");
         }
         final boolean distributed = RankEnvironment.present(System.getenv());
@@ -130,7 +144,8 @@ final class RunCommand implements Callable<Integer>
         {
             refuseOnRanks();
         }
-        final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
+        final int w = workers();
+        checkCheckpointDir();
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
@@ -155,11 +170,27 @@ final class RunCommand implements Callable<Integer>
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
-        final Path base = transport == null ? prepareDirectory(kernel, budget) :
-            Files.createDirectories(prepareDirectory(kernel, budget).resolve("rank-" + rank));
-        final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(budget).store(store).storeDir(base)
-            .policy(letters);
-        checkBudget(kernel, budget);
+        final SpillArea area = spillArea();
+        try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
+            () -> remove(area)))
+        {
+            final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
+            final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks);
+            require(disk.problem(Files.getFileStore(base).getUsableSpace()));
+            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
+        }
+    }
+
+    private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
+        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final DiskCheck disk)
+        throws Exception
+    {
+        final int ranks = transport == null ? 1 : transport.size();
+        final int rank = transport == null ? 0 : transport.rank();
+        final Path base = disk.sizing().dir();
+        final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(budget).store(store)
+            .storeDir(base).policy(letters));
+        final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks);
         if (checkpointDir != null)
         {
             Checkpoints.configure(config, checkpointDir, checkpointEvery, mtbf).checkpointMode(checkpointMode);
@@ -170,10 +201,11 @@ final class RunCommand implements Callable<Integer>
             config.traceFile(trace);
         }
 
-        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s%n",
-            kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")", shape(kernel),
-            ByteSize.format(kernel.dataBytes()), ByteSize.format(budget), percent(budget * ranks, kernel.dataBytes()),
-            w, letters, store.name().toLowerCase(java.util.Locale.ROOT), base);
+        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
+                "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
+            shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
+            percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
+            base, ByteSize.human(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunResult result;
@@ -181,8 +213,10 @@ final class RunCommand implements Callable<Integer>
         if (transport != null)
         {
             final RankFigures figures;
-            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config)))
+            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
+                require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
                 figures = RankFigures.of(result, graph.rankStats());
             }
@@ -201,12 +235,14 @@ final class RunCommand implements Callable<Integer>
         }
         if ("mmap".equals(graphKind))
         {
-            result = runMapped(kernel, base, w, "mmap", !noVerify);
+            result = runMapped(kernel, area, w, "mmap", !noVerify);
         }
         else
         {
-            try (EngineGraph graph = new EngineGraph(config.build()))
+            try (EngineGraph graph = new EngineGraph(config.build());
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
+                require(dramCheck.problem(graph::dramCharge));
                 result = runWithProgress(kernel, graph, "spillway", !noVerify);
                 System.err.println("spillway: " + graph.stats());
                 checkpoints = graph.checkpointReport();
@@ -215,7 +251,7 @@ final class RunCommand implements Callable<Integer>
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
         {
-            baselineResult = runBaseline(kernelKey, blas, budget, w, base);
+            baselineResult = runBaseline(kernelKey, blas, budget, w, area, disk);
         }
         final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
         if (checkpoints != null && checkpoints.enabled())
@@ -239,6 +275,19 @@ final class RunCommand implements Callable<Integer>
         return verdict(result);
     }
 
+    /** On an interrupt: removes what the run put in {@code --dir}; nothing can be reported any more. */
+    private static void remove(final SpillArea area)
+    {
+        try
+        {
+            area.remove();
+        }
+        catch (final IOException ignored)
+        {
+            // the process is exiting; what is left is removed by the next run in this directory
+        }
+    }
+
     private void writeJson(final Map<String, Object> out) throws IOException
     {
         if (json != null)
@@ -258,6 +307,40 @@ final class RunCommand implements Callable<Integer>
         return 0;
     }
 
+    /** Refuses (exit 2) a {@code --checkpoint-dir} that cannot be created or written, naming it and why. */
+    private void checkCheckpointDir()
+    {
+        final String why = checkpointDir == null ? null : Dirs.whyUnwritable(checkpointDir);
+        if (why != null)
+        {
+            throw new ParameterException(spec.commandLine(), "--checkpoint-dir " + checkpointDir + " cannot hold " +
+                "checkpoints: " + why + "; choose a directory this user can create and write");
+        }
+    }
+
+    /** @return {@code --workers}, or the processors; refused (exit 2) outside 1 to 8 per processor. */
+    private int workers()
+    {
+        final int processors = Runtime.getRuntime().availableProcessors();
+        if (workers == null)
+        {
+            return processors;
+        }
+        if (workers < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--workers must be at least 1, got " + workers);
+        }
+        final int limit = WORKERS_PER_PROCESSOR * processors;
+        if (workers > limit)
+        {
+            throw new ParameterException(spec.commandLine(), "--workers " + workers + " is more than " +
+                WORKERS_PER_PROCESSOR + " per available processor (" + processors + " here): idle workers wake " +
+                "every millisecond to look for work, so that many starve the busy ones and the IO thread, and the run " +
+                "crawls; use --workers " + limit + " or fewer (default: " + processors + ")");
+        }
+        return workers;
+    }
+
     /** What one rank of a distributed run cannot do yet, refused before it joins the job. */
     private void refuseOnRanks()
     {
@@ -265,21 +348,24 @@ final class RunCommand implements Callable<Integer>
             checkpointDir != null ? "--checkpoint-dir" : report != null ? "--report" : null;
         if (refused != null)
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), refused + " is not supported on " +
+            throw new ParameterException(spec.commandLine(), refused + " is not supported on " +
                 "several ranks (SPILLWAY_RANK is set); run it on one rank");
         }
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,
-        final Path base) throws IOException
+        final SpillArea area, final DiskCheck disk) throws IOException
     {
+        final Path base = area.base();
         final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
         if ("incore".equals(baseline))
         {
             final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);
-            final SpillwayConfig config = Spillway.builder().workers(w).dramBudget(all).store(store).storeDir(base)
-                .policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy);
-            try (EngineGraph graph = new EngineGraph(config.build()))
+            final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(all).store(store)
+                .storeDir(base).policy(policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy));
+            try (EngineGraph graph = new EngineGraph(config.build());
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", CANCEL_MS,
+                    graph::cancel))
             {
                 return runWithProgress(again, graph, "in-core baseline", false);
             }
@@ -289,13 +375,13 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: note: the mmap baseline runs without a memory cap here, so the page cache " +
                 "may hold all the data; `spillway bench kernels` caps it with a cgroup");
         }
-        return runMapped(again, base, w, "mmap baseline", false);
+        return runMapped(again, area, w, "mmap baseline", false);
     }
 
-    private static RunResult runMapped(final Kernel kernel, final Path base, final int w, final String label,
+    private static RunResult runMapped(final Kernel kernel, final SpillArea area, final int w, final String label,
         final boolean verify) throws IOException
     {
-        final Path mapped = Files.createTempDirectory(base, "mmap-");
+        final Path mapped = area.temporary("mmap-");
         try (MappedGraph graph = new MappedGraph(mapped, w))
         {
             return runWithProgress(kernel, graph, label, verify);
@@ -320,37 +406,25 @@ final class RunCommand implements Callable<Integer>
         return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
     }
 
-    private Path prepareDirectory(final Kernel kernel, final long budget) throws IOException
+    /** @return {@code --dir}, created if needed and proven writable; refused (exit 2) naming the reason if not. */
+    private SpillArea spillArea()
     {
-        final Path base = dir.toAbsolutePath().normalize();
         try
         {
-            Files.createDirectories(base);
-            Files.deleteIfExists(Files.createTempFile(base, "probe", ".tmp"));
+            return SpillArea.prepare(dir);
         }
         catch (final IOException e)
         {
-            throw new IOException("--dir " + base + " is not a writable directory (" + e + ")", e);
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        final long spill = Math.max(0, kernel.dataBytes() - budget) + DISK_SLACK;
-        final long free = Files.getFileStore(base).getUsableSpace();
-        if (free < spill)
-        {
-            throw new IOException("--dir " + base + " has " + ByteSize.format(free) + " free, but this run may spill " +
-                ByteSize.format(spill) + ": free some space, raise --dram or choose another --dir");
-        }
-        return base;
     }
 
-    private static void checkBudget(final Kernel kernel, final long budget)
+    /** Refuses the arguments with {@code problem}, a message naming the option at fault, unless it is null. */
+    private void require(final String problem)
     {
-        final long need = kernel.largestTaskBytes() + kernel.pinnedBytes();
-        if (budget < need)
+        if (problem != null)
         {
-            throw new IllegalArgumentException("--dram " + ByteSize.format(budget) + " is smaller than one task's " +
-                "working set: " + kernel.name() + " needs " + ByteSize.format(kernel.largestTaskBytes()) +
-                " for its largest task" + (kernel.pinnedBytes() > 0 ? " plus " + ByteSize.format(kernel.pinnedBytes()) +
-                " of pinned ghost layers" : "") + "; raise --dram or lower --tile");
+            throw new ParameterException(spec.commandLine(), problem);
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.Properties;
 /**
  * The {@code spillway} command line. Bad arguments end with a usage message and exit code 2; a failure at run time
  * prints one line, {@code spillway: <message>}, and exits with 1 (with the stack trace under {@code --verbose} or
- * {@code SPILLWAY_DEBUG=1}).
+ * {@code SPILLWAY_DEBUG=1}). SIGINT and SIGTERM print {@code spillway: interrupted}, stop the command and exit with
+ * 130 or 143 ({@link Interrupts}).
  */
 @Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
@@ -24,10 +25,11 @@ public final class SpillwayCli
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print the stack trace of a failure.")
     private boolean verbose;
 
-    /** Runs the command line and exits with its status. */
+    /** Runs the command line and exits with its status (130 or 143 after SIGINT or SIGTERM). */
     public static void main(final String[] args)
     {
-        System.exit(commandLine().execute(args));
+        Interrupts.install();
+        Interrupts.exit(commandLine().execute(args));
     }
 
     /** @return a command line with the one-line failure reporting; call {@link CommandLine#execute} on it. */
@@ -39,6 +41,10 @@ public final class SpillwayCli
         cmd.getSubcommands().get("launch").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
         cmd.setExecutionExceptionHandler((e, failed, parsed) ->
         {
+            if (Interrupts.requested())
+            {
+                return 1;
+            }
             final PrintWriter err = failed.getErr();
             if (cli.verbose || "1".equals(System.getenv("SPILLWAY_DEBUG")))
             {

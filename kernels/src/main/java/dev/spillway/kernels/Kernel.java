@@ -29,6 +29,9 @@ public interface Kernel
     /** @return the largest working set of one task in bytes. */
     long largestTaskBytes();
 
+    /** @return the objects of its largest task, its pinned objects and what may be stored, for up-front checks. */
+    Footprint footprint();
+
     /** Declares every tile on {@code graph}. Called once, first. */
     void declare(TileGraph graph);
 

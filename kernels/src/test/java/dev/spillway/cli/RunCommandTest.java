@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.resilience.interval.MtbfEstimator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -90,15 +91,107 @@ class RunCommandTest
     @Test
     void aBudgetBelowOneTasksWorkingSetIsRefused()
     {
-        assertEquals(1, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
-        assertTrue(err.toString().contains("smaller than one task's working set"), err::toString);
+        assertEquals(2, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("--dram 1 MiB is too small: matmul needs 1572864 B"), err::toString);
+        assertTrue(err.toString().contains("use --dram 1536k or more"), err::toString);
+    }
+
+    /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
+    @Test
+    void pivotedLuBudgetIsCheckedAsTheEngineChargesItAndTheSuggestionRuns()
+    {
+        final String[] lu = {"run", "lu", "--n", "2048", "--tile", "256", "--pivoting", "--workers", "2", "--dir",
+            tmp.resolve("spill").toString(), "--dram"};
+        assertEquals(2, run(concat(lu, "25%")), err::toString);
+        assertTrue(err.toString().contains("--dram 25% (8390656 B) is too small: lu needs 8392704 B"), err::toString);
+        assertEquals(0, run(concat(lu, suggestion())), err::toString);
+    }
+
+    /** The ghost layers are pinned page by page: the check counts them so, and the suggested budget runs. */
+    @Test
+    void stencilBudgetCountsPinnedGhostsByPageAndTheSuggestionRuns()
+    {
+        final String[] stencil = {"run", "stencil", "--grid", "100,100,100", "--tile", "32", "--steps", "1",
+            "--workers", "2", "--dir", tmp.resolve("spill").toString(), "--dram"};
+        assertEquals(2, run(concat(stencil, "25%")), err::toString);
+        assertTrue(err.toString().contains("B of pinned data"), err::toString);
+        assertEquals(0, run(concat(stencil, suggestion())), err::toString);
+    }
+
+    /** @return the first value of "use --dram VALUE" in the error output, then forgets the output. */
+    private String suggestion()
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("use --dram (\\S+)").matcher(err.toString());
+        assertTrue(m.find(), "no suggested --dram in: " + err);
+        err.getBuffer().setLength(0);
+        return m.group(1);
+    }
+
+    private static String[] concat(final String[] head, final String last)
+    {
+        final String[] all = java.util.Arrays.copyOf(head, head.length + 1);
+        all[head.length] = last;
+        return all;
     }
 
     @Test
     void anUnwritableDirIsRefused()
     {
-        assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--dir", "/proc/spillway-cannot-write"));
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", "/proc/spillway-cannot-write"));
         assertTrue(err.toString().contains("is not a writable directory"), err::toString);
+    }
+
+    @Test
+    void workersBeyondEightPerProcessorAreRefused()
+    {
+        final int limit = 8 * Runtime.getRuntime().availableProcessors();
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--workers", Integer.toString(limit + 1),
+            "--dir", tmp.toString()), err::toString);
+        assertTrue(err.toString().contains("--workers " + (limit + 1) + " is more than 8 per available processor") &&
+            err.toString().contains("use --workers " + limit + " or fewer"), err::toString);
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--workers", "0", "--dir", tmp.toString()));
+        assertTrue(err.toString().contains("--workers must be at least 1, got 0"), err::toString);
+    }
+
+    @Test
+    void aCheckpointDirThatCannotBeCreatedIsRefusedNamingItAndWhy() throws IOException
+    {
+        final Path file = Files.writeString(tmp.resolve("plain-file"), "x");
+        assertCheckpointDirRefused(file, "cannot create it: a file, not a directory, is there");
+        assertCheckpointDirRefused(file.resolve("ck"), "cannot create it: ");
+        assertCheckpointDirRefused(Path.of("/proc/spillway-ck"), "cannot create it: ");
+    }
+
+    /** Root writes through permissions, so the directory is made immutable (chattr +i) or mounted read-only. */
+    @Test
+    void aReadOnlyCheckpointDirIsRefused() throws Exception
+    {
+        final Path ck = Files.createDirectories(tmp.resolve("read-only"));
+        try (ReadOnly ignored = ReadOnly.make(ck))
+        {
+            assertCheckpointDirRefused(ck, "cannot write in it: ");
+        }
+    }
+
+    private void assertCheckpointDirRefused(final Path ck, final String why)
+    {
+        err.getBuffer().setLength(0);
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.resolve("spill").toString(),
+            "--checkpoint-dir", ck.toString()), err::toString);
+        final String first = err.toString().lines().findFirst().orElse("");
+        assertTrue(first.startsWith("--checkpoint-dir " + ck + " cannot hold checkpoints: " + why) &&
+            first.endsWith("; choose a directory this user can create and write"), err::toString);
+    }
+
+    @Test
+    void helpStatesTheMtbfDefaultTheCodeUses()
+    {
+        final StringWriter out = new StringWriter();
+        final CommandLine cmd = SpillwayCli.commandLine();
+        cmd.setOut(new PrintWriter(out, true));
+        assertEquals(0, cmd.execute("run", "--help"));
+        final String help = out.toString().replaceAll("\\s+", " ");
+        assertTrue(help.contains("else " + (long)MtbfEstimator.DEFAULT_SECONDS + " s)"), help);
     }
 
     @Test

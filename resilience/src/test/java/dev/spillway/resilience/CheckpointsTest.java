@@ -4,8 +4,10 @@ import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.resilience.interval.AutoInterval;
+import dev.spillway.resilience.interval.CheckpointModel;
 import dev.spillway.resilience.interval.EverySeconds;
 import dev.spillway.resilience.interval.EveryTasks;
+import dev.spillway.resilience.interval.MtbfEstimator;
 import dev.spillway.resilience.store.FileCheckpointStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,5 +71,25 @@ class CheckpointsTest
         assertThrows(IllegalArgumentException.class,
             () -> Checkpoints.configure(Spillway.builder(), dir.resolve("never"), "often", null));
         assertTrue(Files.notExists(dir.resolve("never")), "a bad interval opens no store");
+    }
+
+    /** The automatic interval learns from a restart that found no checkpoint: the run died (after 3 tasks) before one. */
+    @Test
+    void autoCountsARestartWithoutACheckpoint() throws IOException
+    {
+        final SpillwayConfig died = Checkpoints.configure(Spillway.builder(), dir.resolve("ckpt"), "auto", null);
+        try (FileCheckpointStore store = (FileCheckpointStore)died.checkpointStore())
+        {
+            assertNull(store.restore(line -> { }));
+            store.progress(3);
+        }
+        final SpillwayConfig restarted = Checkpoints.configure(Spillway.builder(), dir.resolve("ckpt"), "auto", null);
+        try (FileCheckpointStore store = (FileCheckpointStore)restarted.checkpointStore())
+        {
+            final AutoInterval policy = assertInstanceOf(AutoInterval.class, restarted.checkpointPolicy());
+            assertTrue(policy.describe().contains("observed: 1 failures"), policy.describe());
+            assertTrue(policy.intervalSeconds() < CheckpointModel.young(AutoInterval.INITIAL_DELTA_SECONDS,
+                MtbfEstimator.DEFAULT_SECONDS), policy.describe());
+        }
     }
 }

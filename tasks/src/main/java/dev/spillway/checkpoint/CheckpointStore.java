@@ -24,7 +24,7 @@ public interface CheckpointStore extends AutoCloseable
     /** @return the number the next generation should carry. */
     long nextGeneration();
 
-    /** @return the epoch of this run: 0 on a fresh directory, one more than the restored generation's otherwise. */
+    /** @return the epoch of this run: how many times it restarted, with or without a checkpoint to resume (0 fresh). */
     long epoch();
 
     /** Records, cheaply and without fsync, how many tasks this run has completed; read back after a crash. */

@@ -1,5 +1,6 @@
 package dev.spillway.kernels.dense;
 
+import dev.spillway.kernels.Footprint;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
@@ -95,6 +96,16 @@ public final class Gemm implements Kernel
     public long largestTaskBytes()
     {
         return 3L * a.tileBytes();
+    }
+
+    /** @return a GEMM task's three tiles; A, B and C are stored. */
+    @Override
+    public Footprint footprint()
+    {
+        final Footprint.Item tile = Footprint.object(a.tileBytes());
+        final int[] stored = new int[3 * (n / t) * (n / t)];
+        java.util.Arrays.fill(stored, a.tileBytes());
+        return new Footprint(List.of(tile, tile, tile), List.of(), stored);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.spillway.kernels.dense;
 
+import dev.spillway.kernels.Footprint;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
@@ -86,6 +87,49 @@ public final class Lu implements Kernel
     public long largestTaskBytes()
     {
         return pivoting ? 2L * nt * a.tileBytes() + (long)t * Integer.BYTES : 3L * a.tileBytes();
+    }
+
+    /**
+     * @return without pivoting a GEMM's three tiles; with pivoting the first panel task's tile column, workspace and
+     *         pivots. Stored: the tiles, the pivots and the verification's row buffers (the workspace is scratch).
+     */
+    @Override
+    public Footprint footprint()
+    {
+        final Footprint.Item tile = Footprint.object(a.tileBytes());
+        final List<Footprint.Item> largest = new java.util.ArrayList<>();
+        if (pivoting)
+        {
+            for (int i = 0; i < nt; i++)
+            {
+                largest.add(new Footprint.Item(a.tileBytes(), false, Home.block(i, 0)));
+            }
+            largest.add(Footprint.object(nt * t * t * Double.BYTES));
+            largest.add(new Footprint.Item(t * Integer.BYTES, false, Home.block(0, 0)));
+        }
+        else
+        {
+            largest.addAll(List.of(tile, tile, tile));
+        }
+        final java.util.stream.IntStream.Builder stored = java.util.stream.IntStream.builder();
+        for (int i = 0; i < nt * nt; i++)
+        {
+            stored.add(a.tileBytes());
+        }
+        for (int k = 0; k < pivots.length; k++)
+        {
+            stored.add(t * Integer.BYTES);
+        }
+        final SampledRows sample = verificationRows();
+        for (int ti = 0; ti < nt; ti++)
+        {
+            final int rows = localRows(sample, ti * t).length;
+            for (int tb = 0; rows > 0 && tb < nt; tb++)
+            {
+                stored.add(rows * t * Double.BYTES);
+            }
+        }
+        return new Footprint(largest, List.of(), stored.build().toArray());
     }
 
     @Override
@@ -314,7 +358,7 @@ public final class Lu implements Kernel
     @Override
     public Verification verify(final TileGraph graph)
     {
-        final SampledRows sample = SampledRows.of(n, n <= SampledRows.ALL_ROWS_UP_TO ? 0 : (nt - 1) * t, 11);
+        final SampledRows sample = verificationRows();
         final int[] permutation = permutation(graph);
         final double[][] lu = new double[sample.count()][n];
         for (int ti = 0; ti < nt; ti++)
@@ -359,6 +403,12 @@ public final class Lu implements Kernel
         final double residual = Math.sqrt(diff2 * n / sample.count()) / (Math.sqrt(norm2) * n * Math.ulp(1.0));
         return new Verification(residual <= 1.0, residual, 1.0,
             "‖PA − LU‖_F / (‖A‖_F·n·ε) over " + sample.describe(n) + (sample.count() < n ? " of the last tile row" : ""));
+    }
+
+    /** @return the rows {@link #verify} checks. */
+    private SampledRows verificationRows()
+    {
+        return SampledRows.of(n, n <= SampledRows.ALL_ROWS_UP_TO ? 0 : (nt - 1) * t, 11);
     }
 
     /** Sum of squares of a tile; a restarted run regenerates those of the fill tasks its checkpoint skipped. */

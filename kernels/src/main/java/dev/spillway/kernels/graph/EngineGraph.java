@@ -1,5 +1,6 @@
 package dev.spillway.kernels.graph;
 
+import dev.spillway.CloseMode;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayStats;
@@ -99,6 +100,12 @@ public final class EngineGraph implements TileGraph
             stats.nvmBytesWritten());
     }
 
+    /** @return what the runtime charges its DRAM budget for an object of {@code bytes}; see {@link Spillway#dramCharge}. */
+    public long dramCharge(final int bytes)
+    {
+        return spillway.dramCharge(bytes);
+    }
+
     /** @return the runtime's counters (this rank's, on several ranks). */
     public dev.spillway.SpillwayStats stats()
     {
@@ -121,6 +128,16 @@ public final class EngineGraph implements TileGraph
     public RankStats rankStats()
     {
         return ranks == null ? null : ranks.stats();
+    }
+
+    /**
+     * Closes the runtime at once: tasks not yet running fail as cancelled, running ones finish, the spill files are
+     * removed and an unfinished checkpoint generation is abandoned (the last committed one stays). On several ranks
+     * only this rank's runtime closes; the transport stays open.
+     */
+    public void cancel()
+    {
+        spillway.close(CloseMode.CANCEL);
     }
 
     /** Closes the runtime, which first runs every submitted task. */

@@ -1,5 +1,6 @@
 package dev.spillway.kernels.stencil;
 
+import dev.spillway.kernels.Footprint;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.graph.Home;
@@ -146,6 +147,47 @@ public final class Stencil implements Kernel
             largest = Math.max(largest, (long)grid.blockCells(b) * B + 2 * ghostBytes(b));
         }
         return largest;
+    }
+
+    /**
+     * @return the step task of the largest block: its block (spillable), its ghosts and the neighbours' ghosts it
+     *         writes (pinned, each on its block's rank); every ghost is pinned; the blocks are stored.
+     */
+    @Override
+    public Footprint footprint()
+    {
+        final int n = grid.blocks();
+        int largest = 0;
+        final int[] stored = new int[n];
+        for (int b = 0; b < n; b++)
+        {
+            stored[b] = grid.blockCells(b) * B;
+            if ((long)grid.blockCells(b) * B + 2 * ghostBytes(b) > (long)grid.blockCells(largest) * B +
+                2 * ghostBytes(largest))
+            {
+                largest = b;
+            }
+        }
+        final List<Footprint.Item> task = new ArrayList<>();
+        task.add(new Footprint.Item(grid.blockCells(largest) * B, false, Home.slab(largest, n)));
+        final List<Footprint.Item> pinned = new ArrayList<>();
+        for (int b = 0; b < n; b++)
+        {
+            for (final Face f : Face.ALL)
+            {
+                final int c = grid.neighbour(b, f);
+                if (c >= 0)
+                {
+                    pinned.add(new Footprint.Item(grid.planeCells(b, f) * B, true, Home.slab(b, n)));
+                }
+                if (c >= 0 && b == largest)
+                {
+                    task.add(new Footprint.Item(grid.planeCells(b, f) * B, true, Home.slab(b, n)));
+                    task.add(new Footprint.Item(grid.planeCells(c, f.opposite()) * B, true, Home.slab(c, n)));
+                }
+            }
+        }
+        return new Footprint(task, pinned, stored);
     }
 
     private long ghostBytes(final int b)

@@ -27,6 +27,8 @@ import java.util.function.Consumer;
  *   <li>{@code gen-N.manifest}: the generation's cut and, for every tag, which blocks file holds its block, where,
  *       and its 64-bit checksum; self-checksummed. A generation inherits every entry of the newest committed one,
  *       so unchanged blocks are referenced in older blocks files, not copied;</li>
+ *   <li>{@code starts}: how many times the run restarted (its epoch) and when it first started, recorded once a run
+ *       has finished a task, whether or not it commits a checkpoint ({@link RunStarts});</li>
  *   <li>{@code progress}, {@code complete}, and {@code restore-attempts} while a restore runs.</li>
  * </ul>
  * A commit forces the blocks, writes and forces {@code gen-N.manifest.tmp}, renames it atomically and syncs the
@@ -48,8 +50,10 @@ public final class FileCheckpointStore implements CheckpointStore
     private final ProgressFile progress;
     private volatile long nextGeneration;
     private volatile long epoch;
-    private long originMillis = System.currentTimeMillis();
+    private long originMillis;
     private boolean restored;
+    /** Whether this run's start is in the {@code starts} file (IO thread). */
+    private boolean startRecorded;
     private Manifest newest;
     private Manifest previous;
     private FileGenerationWriter inFlight;
@@ -63,6 +67,10 @@ public final class FileCheckpointStore implements CheckpointStore
         this.directIo = DirectIo.supported(dir, "writing checkpoint blocks through the page cache");
         this.progress = new ProgressFile(dir.resolve(Generations.PROGRESS));
         this.nextGeneration = Generations.scan(dir).highest() + 1;
+        final RunStarts start = RunStarts.next(dir, Files.exists(dir.resolve(Generations.COMPLETE)),
+            System.currentTimeMillis());
+        this.epoch = start.epoch();
+        this.originMillis = start.originMillis();
     }
 
     /** Opens (creating if absent) the checkpoint directory {@code dir}, checksums verified. */
@@ -91,7 +99,7 @@ public final class FileCheckpointStore implements CheckpointStore
 
     /**
      * @return wall-clock milliseconds when this directory's run first started (epoch 0), carried across restarts in
-     *         the manifests; this process's open time on a fresh directory.
+     *         the {@code starts} file; this process's open time on a fresh directory.
      */
     public long originMillis()
     {
@@ -115,6 +123,7 @@ public final class FileCheckpointStore implements CheckpointStore
             Generations.deleteAll(dir, this::warn);
             Files.deleteIfExists(dir.resolve(Generations.PROGRESS));
             Files.deleteIfExists(dir.resolve(Generations.ATTEMPTS));
+            Files.deleteIfExists(dir.resolve(Generations.STARTS));
             Files.delete(dir.resolve(Generations.COMPLETE));
             Generations.syncDirectory(dir);
             return null;
@@ -126,8 +135,8 @@ public final class FileCheckpointStore implements CheckpointStore
             return null;
         }
         newest = found;
-        epoch = found.cut().epoch() + 1;
-        originMillis = found.originMillis();
+        epoch = Math.max(epoch, found.cut().epoch() + 1);
+        originMillis = Math.min(originMillis, found.originMillis());
         return new FileRestorePoint(found, new BlockReader(dir, verifyChecksums),
             recovery.explain(found, progress.previous()), recovery.readSeconds(), recovery.verifySeconds(),
             progress.previous());
@@ -153,6 +162,7 @@ public final class FileCheckpointStore implements CheckpointStore
                 " is taken; the next free one is " + nextGeneration);
         }
         nextGeneration = cut.generation() + 1;
+        recordStart();
         inFlight = new FileGenerationWriter(this, dir, cut, originMillis, directIo,
             newest == null ? Collections.emptySortedMap() : newest.entries());
         return inFlight;
@@ -170,9 +180,14 @@ public final class FileCheckpointStore implements CheckpointStore
         return epoch;
     }
 
+    /** Records the count, and this run's start once it has finished a task (so its restart will count). */
     @Override
     public void progress(final long completedTasks)
     {
+        if (completedTasks > 0)
+        {
+            recordStart();
+        }
         progress.write(completedTasks);
     }
 
@@ -244,6 +259,23 @@ public final class FileCheckpointStore implements CheckpointStore
         if (inFlight == writer)
         {
             inFlight = null;
+        }
+    }
+
+    private void recordStart()
+    {
+        if (startRecorded)
+        {
+            return;
+        }
+        startRecorded = true;
+        try
+        {
+            new RunStarts(epoch, originMillis).write(dir);
+        }
+        catch (final IOException e)
+        {
+            warn("cannot record this run's start, so a restart will not count it as a failure: " + e);
         }
     }
 

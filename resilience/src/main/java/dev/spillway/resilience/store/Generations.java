@@ -22,6 +22,8 @@ final class Generations
     static final String COMPLETE = "complete";
     /** The 8-byte count of completed tasks. */
     static final String PROGRESS = "progress";
+    /** How many times the run in this directory restarted, and when it first started ({@link RunStarts}). */
+    static final String STARTS = "starts";
     /** Restore attempts per generation, while a restore is in progress. */
     static final String ATTEMPTS = "restore-attempts";
     private static final Pattern MANIFEST = Pattern.compile("gen-(\\d{1,18})\\.manifest");

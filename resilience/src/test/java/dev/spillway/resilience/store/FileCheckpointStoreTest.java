@@ -48,6 +48,49 @@ class FileCheckpointStoreTest
         }
     }
 
+    /**
+     * Each restart counts as a failure once the run before it finished a task, with or without a committed
+     * checkpoint; a run that did no work (refused at once) is not counted; a completed run is not restarted.
+     */
+    @Test
+    void everyRestartAfterWorkIsCountedWithOrWithoutACommittedCheckpoint() throws IOException
+    {
+        final long origin;
+        try (FileCheckpointStore first = FileCheckpointStore.open(dir))
+        {
+            assertNull(first.restore(log::add));
+            assertEquals(0, first.epoch());
+            origin = first.originMillis();
+            first.progress(0);
+            first.progress(5);
+        }
+        try (FileCheckpointStore refused = FileCheckpointStore.open(dir))
+        {
+            assertEquals(1, refused.epoch(), "known at open, before restore, for the interval policy");
+            assertNull(refused.restore(log::add));
+            refused.progress(0);
+        }
+        try (FileCheckpointStore second = FileCheckpointStore.open(dir))
+        {
+            assertNull(second.restore(log::add));
+            assertEquals(1, second.epoch(), "the refused run did no work: not a failure");
+            assertEquals(origin, second.originMillis(), "elapsed time counts from the first start");
+            commit(second, Map.of("a", bytes(1, 100)), 1);
+        }
+        try (FileCheckpointStore third = FileCheckpointStore.open(dir))
+        {
+            assertEquals(0, third.restore(log::add).cut().generation());
+            assertEquals(2, third.epoch());
+            assertEquals(origin, third.originMillis());
+            third.markComplete();
+        }
+        try (FileCheckpointStore fresh = FileCheckpointStore.open(dir))
+        {
+            assertNull(fresh.restore(log::add));
+            assertEquals(0, fresh.epoch(), "a completed run is not restarted");
+        }
+    }
+
     @Test
     void roundTripsSeveralTagsAndGenerations() throws IOException
     {
@@ -297,6 +340,6 @@ class FileCheckpointStoreTest
             store.restore(log::add);
             store.begin(new Cut(0, 1, 0, 42)).save("a", Fixture.aligned(bytes(1, 100)), 1);
         }
-        assertEquals(List.of(), Fixture.files(dir));
+        assertEquals(List.of(Generations.STARTS), Fixture.files(dir), "only the run's start is left");
     }
 }

@@ -1,0 +1,76 @@
+package dev.spillway.resilience.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The {@code starts} file of a checkpoint directory: {@code <epoch> <originMillis>}, the restarts of the run in it so
+ * far and when it first started. A run records its start once it has finished a task, whether or not it ever commits
+ * a checkpoint, so the next start counts it as a failure; a run refused before doing any work is not counted.
+ *
+ * @param epoch        restarts before this run: 0 on a fresh directory or after a completed run.
+ * @param originMillis wall-clock milliseconds of the run's first start.
+ */
+record RunStarts(long epoch, long originMillis)
+{
+    /**
+     * @param completed whether the previous run completed: this one is then a fresh run.
+     * @return this run's start: one more than the recorded one, from the same origin, or epoch 0 from now.
+     */
+    static RunStarts next(final Path dir, final boolean completed, final long nowMillis) throws IOException
+    {
+        final RunStarts previous = completed ? null : read(dir.resolve(Generations.STARTS));
+        return previous == null ? new RunStarts(0, nowMillis) : new RunStarts(previous.epoch + 1,
+            previous.originMillis);
+    }
+
+    /** Records this start, atomically (a temporary file, forced, then renamed). */
+    void write(final Path dir) throws IOException
+    {
+        final Path tmp = dir.resolve(Generations.STARTS + ".tmp");
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING))
+        {
+            final ByteBuffer text = ByteBuffer.wrap((epoch + " " + originMillis + "\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            while (text.hasRemaining())
+            {
+                channel.write(text);
+            }
+            channel.force(true);
+        }
+        Files.move(tmp, dir.resolve(Generations.STARTS), StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+        Generations.syncDirectory(dir);
+    }
+
+    /** @return the recorded start, or null if there is none or it cannot be parsed (then the count starts over). */
+    private static RunStarts read(final Path file) throws IOException
+    {
+        final String text;
+        try
+        {
+            text = Files.readString(file, StandardCharsets.US_ASCII).trim();
+        }
+        catch (final NoSuchFileException e)
+        {
+            return null;
+        }
+        final String[] parts = text.split("\\s+");
+        try
+        {
+            return parts.length == 2 ? new RunStarts(Long.parseLong(parts[0]), Long.parseLong(parts[1])) : null;
+        }
+        catch (final NumberFormatException e)
+        {
+            return null;
+        }
+    }
+}
