@@ -6,11 +6,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A small tmpfs mounted on a test's directory, for runs that must meet a full disk; needs root (CAP_SYS_ADMIN), and
- * skips the test where it cannot mount. Closing unmounts it.
+ * skips the test where it cannot mount (fails it under CI=true). Closing unmounts it.
  */
 final class SmallDisk implements AutoCloseable
 {
@@ -26,7 +25,7 @@ final class SmallDisk implements AutoCloseable
     {
         Files.createDirectories(mountPoint);
         final String output = run("mount", "-t", "tmpfs", "-o", "size=" + size, "spillway-test", mountPoint.toString());
-        assumeTrue(output == null, "cannot mount a small tmpfs (root with CAP_SYS_ADMIN is needed): " + output);
+        CiOrSkip.require(output == null, "cannot mount a small tmpfs (root with CAP_SYS_ADMIN is needed): " + output);
         return new SmallDisk(mountPoint);
     }
 
