@@ -200,7 +200,7 @@ public final class UcxTransport implements Transport
         LongWords.check("fetchAndAdd", target, offset);
         Checks.rank(target.owner(), size(), "fetchAndAdd on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(UcxAgent.fetchAndAddKind(), target, offset, delta, 0L, future));
+        agent.submit(() -> agent.atomic(AtomicsDescriptor.FETCH_AND_ADD, target, offset, delta, 0L, future));
         return future;
     }
 
@@ -211,7 +211,7 @@ public final class UcxTransport implements Transport
         LongWords.check("compareAndSwap", target, offset);
         Checks.rank(target.owner(), size(), "compareAndSwap on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(UcxAgent.compareAndSwapKind(), target, offset, expected, update, future));
+        agent.submit(() -> agent.atomic(AtomicsDescriptor.COMPARE_AND_SWAP, target, offset, expected, update, future));
         return future;
     }
 
