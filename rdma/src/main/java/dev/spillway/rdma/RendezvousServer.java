@@ -43,7 +43,7 @@ final class RendezvousServer
     private final SocketAddress[] claimedBy;
     private final Semaphore slots;
     private final Set<Socket> pending = ConcurrentHashMap.newKeySet();
-    private final RejectionLog log = RejectionLog.toStandardError(WHO);
+    private final RejectionLog log = RejectionLog.toLogger(WHO);
     private ServerSocket server;
     private int joined;
 
