@@ -1,7 +1,15 @@
 package dev.spillway.rdma;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+
+import static dev.spillway.rdma.HeaderDescriptor.BYTE_ORDER;
+import static dev.spillway.rdma.HeaderDescriptor.EPOCH_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.PADDING_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.PAYLOAD_LENGTH_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.PHASE_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.RANK_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.SEQ_OFFSET;
+import static dev.spillway.rdma.HeaderDescriptor.TAG_OFFSET;
 
 /**
  * The header carried in front of every two-sided message. Fields a caller does not use stay at their defaults, so
@@ -19,7 +27,7 @@ import java.nio.ByteOrder;
 public record Header(int rank, int tag, int epoch, int phase, long seq)
 {
     /** Encoded size on the wire: the five fields, the payload length and 4 bytes of padding. */
-    public static final int BYTES = 32;
+    public static final int BYTES = HeaderDescriptor.LENGTH;
     /** Rank placeholder on send: the transport fills in the sender. */
     public static final int NO_RANK = -1;
 
@@ -33,9 +41,8 @@ public record Header(int rank, int tag, int epoch, int phase, long seq)
     }
 
     /**
-     * Writes this header with {@code sender} as rank and the payload length at absolute index {@code at},
-     * little-endian. Sender and length travel in the header because JUCX 1.12 reports neither for a receive that
-     * completes at once (the message was already waiting).
+     * Writes this header with {@code sender} as rank and the payload length at absolute index {@code at}, laid out
+     * as {@link HeaderDescriptor} says.
      *
      * @param sender the sending rank.
      * @param length payload bytes that follow.
@@ -44,14 +51,14 @@ public record Header(int rank, int tag, int epoch, int phase, long seq)
      */
     void encode(final int sender, final int length, final ByteBuffer buffer, final int at)
     {
-        final ByteBuffer b = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(at, sender);
-        b.putInt(at + 4, tag);
-        b.putInt(at + 8, epoch);
-        b.putInt(at + 12, phase);
-        b.putLong(at + 16, seq);
-        b.putInt(at + 24, length);
-        b.putInt(at + 28, 0);
+        final ByteBuffer b = buffer.duplicate().order(BYTE_ORDER);
+        b.putInt(at + RANK_OFFSET, sender);
+        b.putInt(at + TAG_OFFSET, tag);
+        b.putInt(at + EPOCH_OFFSET, epoch);
+        b.putInt(at + PHASE_OFFSET, phase);
+        b.putLong(at + SEQ_OFFSET, seq);
+        b.putInt(at + PAYLOAD_LENGTH_OFFSET, length);
+        b.putInt(at + PADDING_OFFSET, 0);
     }
 
     /**
@@ -61,7 +68,7 @@ public record Header(int rank, int tag, int epoch, int phase, long seq)
      */
     static int payloadLength(final ByteBuffer buffer, final int at)
     {
-        return buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(at + 24);
+        return buffer.duplicate().order(BYTE_ORDER).getInt(at + PAYLOAD_LENGTH_OFFSET);
     }
 
     /**
@@ -71,7 +78,8 @@ public record Header(int rank, int tag, int epoch, int phase, long seq)
      */
     static Header decode(final ByteBuffer buffer, final int at)
     {
-        final ByteBuffer b = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        return new Header(b.getInt(at), b.getInt(at + 4), b.getInt(at + 8), b.getInt(at + 12), b.getLong(at + 16));
+        final ByteBuffer b = buffer.duplicate().order(BYTE_ORDER);
+        return new Header(b.getInt(at + RANK_OFFSET), b.getInt(at + TAG_OFFSET), b.getInt(at + EPOCH_OFFSET),
+            b.getInt(at + PHASE_OFFSET), b.getLong(at + SEQ_OFFSET));
     }
 }

@@ -1,5 +1,6 @@
 package dev.spillway.rdma;
 
+import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -17,6 +18,7 @@ import java.util.function.LongSupplier;
  */
 final class RejectionLog
 {
+    private static final System.Logger LOG = System.getLogger(RejectionLog.class.getName());
     /** Refusals logged one by one in each interval. */
     static final int VERBATIM_LINES = 5;
     /** Length of an interval. */
@@ -64,10 +66,15 @@ final class RejectionLog
         this.intervalStart = nanoClock.getAsLong();
     }
 
-    /** @return a log of {@code who}'s refusals on standard error, as the rest of the transport logs. */
-    static RejectionLog toStandardError(final String who)
+    /** @return a log of {@code who}'s refusals to this class's {@link System.Logger}, at WARNING. */
+    static RejectionLog toLogger(final String who)
     {
-        return new RejectionLog(who, System::nanoTime, line -> System.err.println(line));
+        return new RejectionLog(who, System::nanoTime, RejectionLog::warn);
+    }
+
+    private static void warn(final String line)
+    {
+        LOG.log(Level.WARNING, line);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.spillway.rdma;
 
+import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -26,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the handshakes of all connections at once, so that connections that are not ranks cannot hold the genuine ones
  * up. Each connection has {@link TransportConfig#handshakeTimeout()} for its handshake and address blob; at most
  * {@link TransportConfig#maxPendingHandshakes()} are served at a time and further ones are closed at once (a rank
- * that is turned away so retries). Refusals go to a rate-limited {@link RejectionLog}.
+ * that is turned away so retries). Refusals go to a rate-limited {@link RejectionLog}. Once all joined,
+ * {@link #publish} sends every rank the full table of address blobs.
  */
 final class RendezvousServer
 {
@@ -37,11 +39,11 @@ final class RendezvousServer
     private final TransportConfig config;
     private final Handshake handshake;
     private final byte[][] blobs;
-    private final ControlPlane.Peer[] peers;
+    private final ControlConnection[] peers;
     private final SocketAddress[] claimedBy;
     private final Semaphore slots;
     private final Set<Socket> pending = ConcurrentHashMap.newKeySet();
-    private final RejectionLog log = RejectionLog.toStandardError(WHO);
+    private final RejectionLog log = RejectionLog.toLogger(WHO);
     private ServerSocket server;
     private int joined;
 
@@ -49,7 +51,7 @@ final class RendezvousServer
      * @param blobs receives each rank's address blob, by rank.
      * @param peers receives each rank's control connection, by rank.
      */
-    RendezvousServer(final TransportConfig config, final byte[][] blobs, final ControlPlane.Peer[] peers)
+    RendezvousServer(final TransportConfig config, final byte[][] blobs, final ControlConnection[] peers)
     {
         this.config = config;
         this.handshake = new Handshake(config.secret(), config.size());
@@ -78,7 +80,7 @@ final class RendezvousServer
             listening.bind(config.coordinator(), Math.max(MIN_BACKLOG, config.size()));
             while (!complete())
             {
-                final int waitMs = ControlPlane.remainingMs(deadline);
+                final int waitMs = Deadlines.remainingMs(deadline);
                 if (waitMs <= 0)
                 {
                     throw new TransportTimeoutException(Transport.ANY_SOURCE, "rendezvous at " +
@@ -112,11 +114,25 @@ final class RendezvousServer
         }
     }
 
+    /** Sends every other rank the full table of address blobs, once {@link #collect} returned. */
+    void publish() throws IOException
+    {
+        for (int r = 1; r < peers.length; r++)
+        {
+            final DataOutputStream out = peers[r].out;
+            for (final byte[] b : blobs)
+            {
+                ControlConnection.writeBlob(out, b);
+            }
+            out.flush();
+        }
+    }
+
     private void admit(final Socket socket, final ExecutorService workers, final ScheduledExecutorService deadlines)
     {
         if (!slots.tryAcquire())
         {
-            ControlPlane.closeQuietly(socket);
+            ControlConnection.closeQuietly(socket);
             log.rejected(socket.getRemoteSocketAddress(), RejectionLog.Cause.OVER_CAP, config.maxPendingHandshakes() +
                 " connections are already in their handshake; closed at once");
             return;
@@ -127,7 +143,7 @@ final class RendezvousServer
         {
             if (settled.compareAndSet(false, true))
             {
-                ControlPlane.closeQuietly(socket);
+                ControlConnection.closeQuietly(socket);
             }
         }, config.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         workers.execute(() ->
@@ -156,7 +172,7 @@ final class RendezvousServer
         try
         {
             socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, config.handshakeTimeout().toMillis()));
-            final ControlPlane.Peer peer = new ControlPlane.Peer(socket);
+            final ControlConnection peer = new ControlConnection(socket);
             final int rank = handshake.accept(peer.in, peer.out, r ->
             {
                 claim(r, from);
@@ -165,7 +181,7 @@ final class RendezvousServer
             final byte[] blob;
             try
             {
-                blob = ControlPlane.readBlob(peer.in);
+                blob = ControlConnection.readBlob(peer.in);
             }
             catch (final EOFException ex)
             {
@@ -193,7 +209,7 @@ final class RendezvousServer
             final boolean expired = !settled.compareAndSet(false, true);
             if (pending.remove(socket)) // else the end of the rendezvous closed it, and counts it
             {
-                ControlPlane.closeQuietly(socket);
+                ControlConnection.closeQuietly(socket);
                 refused(from, ex, expired);
             }
         }
@@ -235,14 +251,14 @@ final class RendezvousServer
         claimedBy[rank] = null;
     }
 
-    private synchronized void register(final int rank, final ControlPlane.Peer peer, final byte[] blob)
+    private synchronized void register(final int rank, final ControlConnection peer, final byte[] blob)
     {
         blobs[rank] = blob;
         peer.rank = rank;
         peers[rank] = peer;
         if (++joined == config.size() - 1)
         {
-            ControlPlane.closeQuietly(server); // wakes the accept loop
+            ControlConnection.closeQuietly(server); // wakes the accept loop
         }
     }
 
@@ -272,7 +288,7 @@ final class RendezvousServer
         {
             if (pending.remove(socket))
             {
-                ControlPlane.closeQuietly(socket);
+                ControlConnection.closeQuietly(socket);
                 closed++;
             }
         }

@@ -3,6 +3,7 @@ package dev.spillway.rdma;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -26,6 +27,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class UcxTransport implements Transport
 {
+    private static final System.Logger LOG = System.getLogger(UcxTransport.class.getName());
+
     private final TransportConfig config;
     private final UcxAgent agent;
     private final AgentRunner runner;
@@ -40,7 +43,8 @@ public final class UcxTransport implements Transport
         this.agent = new UcxAgent(config, lost);
         final long maxPark = Math.max(1_000, config.idleMaxPark().toNanos());
         this.runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, maxPark),
-            t -> System.err.println("spillway-rdma: rank " + config.rank() + " progress thread: " + t), null, agent);
+            t -> LOG.log(Level.ERROR, "spillway-rdma: rank " + config.rank() + " progress thread: " + t, t), null,
+            agent);
     }
 
     /**
@@ -200,7 +204,7 @@ public final class UcxTransport implements Transport
         LongWords.check("fetchAndAdd", target, offset);
         Checks.rank(target.owner(), size(), "fetchAndAdd on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(UcxAgent.fetchAndAddKind(), target, offset, delta, 0L, future));
+        agent.submit(() -> agent.atomic(AtomicsDescriptor.FETCH_AND_ADD, target, offset, delta, 0L, future));
         return future;
     }
 
@@ -211,7 +215,7 @@ public final class UcxTransport implements Transport
         LongWords.check("compareAndSwap", target, offset);
         Checks.rank(target.owner(), size(), "compareAndSwap on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(UcxAgent.compareAndSwapKind(), target, offset, expected, update, future));
+        agent.submit(() -> agent.atomic(AtomicsDescriptor.COMPARE_AND_SWAP, target, offset, expected, update, future));
         return future;
     }
 

@@ -194,7 +194,7 @@ final class HandshakeTest
             }
             finally
             {
-                ControlPlane.closeQuietly(coordinatorEnd); // as the coordinator hangs up on a refused peer
+                ControlConnection.closeQuietly(coordinatorEnd); // as the coordinator hangs up on a refused peer
             }
         }, runner());
     }

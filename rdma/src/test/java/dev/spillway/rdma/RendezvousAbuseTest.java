@@ -77,7 +77,7 @@ final class RendezvousAbuseTest
         final InetSocketAddress coordinator = Ucx.freeLoopbackAddress();
         final List<String> lines;
         final long floodMs;
-        try (StderrLines stderr = new StderrLines())
+        try (LogLines log = new LogLines())
         {
             final CompletableFuture<ControlPlane> zero = open(config(0, coordinator).build());
             final long start = System.nanoTime();
@@ -89,7 +89,7 @@ final class RendezvousAbuseTest
             join(zero, "rank 0").close();
             join(one, "rank 1").close();
             floodMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            lines = stderr.lines().stream().filter(l -> l.startsWith("spillway-rdma: coordinator")).toList();
+            lines = log.lines().stream().filter(l -> l.startsWith("spillway-rdma: coordinator")).toList();
         }
         final long bound = (RejectionLog.VERBATIM_LINES + 1) * (floodMs / RejectionLog.INTERVAL.toMillis() + 1) + 2;
         assertTrue(lines.size() <= bound, lines.size() + " log lines for " + flood + " connections in " + floodMs +
@@ -129,7 +129,7 @@ final class RendezvousAbuseTest
         final int extra = 4;
         final InetSocketAddress coordinator = Ucx.freeLoopbackAddress();
         final List<Socket> held = new ArrayList<>();
-        try (StderrLines stderr = new StderrLines())
+        try (LogLines log = new LogLines())
         {
             final CompletableFuture<ControlPlane> zero = open(config(0, coordinator).maxPendingHandshakes(cap)
                 .handshakeTimeout(SAFETY_NET.multipliedBy(10)).build());
@@ -142,7 +142,7 @@ final class RendezvousAbuseTest
             }
             assertEquals(cap, greeted, "connections greeted while " + cap + " handshakes are pending");
             final CompletableFuture<ControlPlane> one = open(config(1, coordinator).build());
-            stderr.await("over the cap", l -> l.contains("already in their handshake; closed at once"), extra + 1,
+            log.await("over the cap", l -> l.contains("already in their handshake; closed at once"), extra + 1,
                 SAFETY_NET);
             assertTrue(!one.isDone(), "rank 1 joined while the cap was reached: " + one);
             closeAll(held);
@@ -162,7 +162,7 @@ final class RendezvousAbuseTest
     void aConnectionSilentPastItsDeadlineIsClosedAndLoggedAsTimedOut() throws Exception
     {
         final InetSocketAddress coordinator = Ucx.freeLoopbackAddress();
-        try (StderrLines stderr = new StderrLines())
+        try (LogLines log = new LogLines())
         {
             // The deadline also bounds rank 1's own handshake: 1 s is ample for a loopback round trip.
             final CompletableFuture<ControlPlane> zero = open(config(0, coordinator)
@@ -172,7 +172,7 @@ final class RendezvousAbuseTest
                 assertTrue(greeted(silent), "the silent connection was closed before its greeting");
                 assertEquals(-1, silent.getInputStream().read(), "the coordinator sent more than its greeting");
             }
-            stderr.await("the timed-out handshake", l -> l.endsWith("no handshake and address within 1000 ms"), 1,
+            log.await("the timed-out handshake", l -> l.endsWith("no handshake and address within 1000 ms"), 1,
                 SAFETY_NET);
             final CompletableFuture<ControlPlane> one = open(config(1, coordinator).build());
             try (ControlPlane rank0 = join(zero, "rank 0"); ControlPlane rank1 = join(one, "rank 1"))

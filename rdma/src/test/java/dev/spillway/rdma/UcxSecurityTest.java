@@ -3,16 +3,15 @@ package dev.spillway.rdma;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -33,10 +32,8 @@ final class UcxSecurityTest
     void peerWithTheWrongSecretIsRefusedAndLoggedWhileTheJobStillForms() throws Exception
     {
         final InetSocketAddress coordinator = Ucx.freeLoopbackAddress();
-        final PrintStream stderr = System.err;
-        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try
+        final List<String> lines;
+        try (LogLines logged = new LogLines())
         {
             final CompletableFuture<UcxTransport> rank0 = CompletableFuture.supplyAsync(() ->
                 UcxTransport.open(Ucx.config(0, 2, coordinator, Duration.ofSeconds(10)).build()));
@@ -54,12 +51,9 @@ final class UcxSecurityTest
                 assertEquals(1, Collectives.await(r).header().rank());
                 assertEquals(5L, dst.getLong(0));
             }
+            lines = logged.lines();
         }
-        finally
-        {
-            System.setErr(stderr);
-        }
-        final String log = captured.toString(StandardCharsets.UTF_8);
+        final String log = String.join("\n", lines);
         assertTrue(log.contains("rejected connection from /127.0.0.1:") && log.contains("did not prove the job secret"),
             log);
         assertTrue(!log.contains(Ucx.SECRET), "the secret was logged");
