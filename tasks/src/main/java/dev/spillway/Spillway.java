@@ -5,6 +5,8 @@ import dev.spillway.internal.Engine;
 
 import java.time.Duration;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * An out-of-core task runtime. Declare data objects, submit tasks with a privilege per object, and the runtime
  * infers dependencies from submission order, keeps data within the DRAM budget, spills the rest to the NVMe tier
@@ -24,6 +26,8 @@ import java.time.Duration;
  */
 public final class Spillway implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(Spillway.class.getName());
+
     private final Engine engine;
 
     Spillway(final SpillwayConfig config)
@@ -209,7 +213,7 @@ public final class Spillway implements AutoCloseable
         final CloseReport report = engine.close(engine.config().closeMode());
         if (report.cancelled() > 0)
         {
-            System.err.println("spillway: " + report);
+            LOG.log(WARNING, "spillway: " + report);
         }
     }
 }

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * The index of a {@link DirectIoStore}: a persisted Chronicle Map from tag to {@link BlockRecord}, kept as a
  * fixed 32-byte value in native byte order and read in place through query contexts.
@@ -33,6 +35,7 @@ import java.util.zip.CRC32C;
  */
 final class BlockIndex implements Closeable
 {
+    private static final System.Logger LOG = System.getLogger(BlockIndex.class.getName());
     static final int SLAB_OFFSET = 0;
     static final int POSITION_OFFSET = 4;
     static final int LENGTH_OFFSET = 12;
@@ -246,7 +249,7 @@ final class BlockIndex implements Closeable
         }
         catch (final BlockCorruptedException e)
         {
-            System.err.println("spillway: " + e.getMessage() + "; its extent stays unused");
+            LOG.log(WARNING, "spillway: " + e.getMessage() + "; its extent stays unused");
             return null;
         }
     }

@@ -8,9 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /** Whether a directory's file system takes {@code O_DIRECT}. */
 public final class DirectIo
 {
+    private static final System.Logger LOG = System.getLogger(DirectIo.class.getName());
+
     private DirectIo()
     {
     }
@@ -30,7 +34,7 @@ public final class DirectIo
         }
         catch (final IOException | UnsupportedOperationException e)
         {
-            System.err.println("spillway: " + dir + " does not support O_DIRECT (" + e + "); " + fallback);
+            LOG.log(WARNING, "spillway: " + dir + " does not support O_DIRECT (" + e + "); " + fallback);
             return false;
         }
         finally
@@ -41,7 +45,7 @@ public final class DirectIo
             }
             catch (final IOException e)
             {
-                System.err.println("spillway: cannot delete " + probe + ": " + e);
+                LOG.log(WARNING, "spillway: cannot delete " + probe + ": " + e);
             }
         }
     }

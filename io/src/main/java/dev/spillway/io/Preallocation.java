@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * Reserves disk blocks for a file with {@code posix_fallocate} (through JNA), so that a slab's space is taken, and
  * ENOSPC reported, when the slab is created rather than in the middle of a block write. Where the C library lacks
@@ -14,6 +16,7 @@ import java.nio.file.Path;
  */
 final class Preallocation
 {
+    private static final System.Logger LOG = System.getLogger(Preallocation.class.getName());
     private static final int O_RDWR = 2;
 
     private static volatile boolean warned;
@@ -83,7 +86,7 @@ final class Preallocation
         if (!warned)
         {
             warned = true;
-            System.err.println("spillway: posix_fallocate unavailable (" + why + "); slab files are sparse");
+            LOG.log(WARNING, "spillway: posix_fallocate unavailable (" + why + "); slab files are sparse");
         }
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
         {

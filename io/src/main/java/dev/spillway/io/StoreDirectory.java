@@ -12,6 +12,8 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * The private subdirectory {@code <dir>/spillway-<pid>-<n>/} of one open store, holding an {@code owner.pid} file
  * ({@code <pid> <process start millis>}). Opening one first removes those whose owner process is gone, which is how
@@ -19,6 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class StoreDirectory
 {
+    private static final System.Logger LOG = System.getLogger(StoreDirectory.class.getName());
     static final String PREFIX = "spillway-";
     static final String OWNER_FILE = "owner.pid";
 
@@ -96,7 +99,7 @@ final class StoreDirectory
                     }
                     catch (final IOException e)
                     {
-                        System.err.println("spillway: cannot remove stale store directory " + dir + ": " + e);
+                        LOG.log(WARNING, "spillway: cannot remove stale store directory " + dir + ": " + e);
                     }
                 }
             }

@@ -7,7 +7,6 @@ import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.checkpoint.CheckpointStore;
 import dev.spillway.checkpoint.Cut;
-import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.memory.BufferPool;
@@ -17,9 +16,10 @@ import dev.spillway.memory.TileBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Checkpoints at cuts, on the IO thread. When the policy says so, the cut's frontier {@code S} is one past the
@@ -27,11 +27,15 @@ import java.util.Collection;
  * last save gets a <em>save task</em>: an internal reader that depends on the object's last writer before {@code S};
  * writers at or after {@code S} of that object are parked at admission until it is captured. A captured object is
  * copied into a spare buffer (semi-blocking, DRAM allowing), which releases it at once, or else written through.
- * Writes share the IO thread with out-of-core transfers; the generation commits once every save is written and every
- * task before {@code S} has finished. In blocking mode every task at or after {@code S} is parked until the commit.
+ * In blocking mode every task at or after {@code S} is parked until the commit.
+ *
+ * <p>This class runs that cut protocol. Writes share the IO thread with out-of-core transfers by bytes
+ * ({@link IoShare}); the generation commits once every save is written and every task before {@code S} has finished
+ * ({@link GenerationCommit}); what it all cost is kept in {@link CheckpointMetrics}.
  */
 final class Checkpointer
 {
+    private static final System.Logger LOG = System.getLogger(Checkpointer.class.getName());
     private static final Privilege[] READ = {Privilege.READ};
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
@@ -39,57 +43,25 @@ final class Checkpointer
     private final CheckpointStore store;
     private final CheckpointPolicy policy;
     private final boolean blocking;
-    private final double share;
     private final BufferPool pool;
     private final DramBudget budget;
     private final Collection<DataRef> objects;
-    private final ArrayDeque<SaveJob> writes = new ArrayDeque<>();
     private final ArrayList<TaskRecord> held = new ArrayList<>();
     private final ArrayList<TaskRecord> unfinished = new ArrayList<>();
+    private final IoShare share;
+    private final CheckpointMetrics metrics;
+    private final GenerationCommit generation;
     private IoAgent agent;
-    private Admission admission;
     private LiveTasks live;
     private TaskRecord latestAdmitted;
     private long finishedAtCut;
     private long lastCutNanos = System.nanoTime();
 
-    private GenerationWriter writer;
-    private long frontier = -1;
-    private long lastCommittedFrontier;
-    private int savesLeft;
-    private long beforeCutLeft;
-    private boolean failedBeforeCut;
     /** A task failed: the data may be poisoned, so no later cut is taken. */
     private boolean failed;
     private volatile boolean stopped;
-    private long cutNanos;
-    private long blockAtCut;
-    private long genBytes;
-    private int genSaved;
-    private int genInherited;
-    private long genInterference;
-    private long ckptContended;
-    private long appContended;
-
-    private int heldCount;
-    private long heldStart;
-    private volatile long blockNanos;
-
     private long userFinished;
     private long nextProgress;
-
-    private volatile int committed;
-    private volatile int abandoned;
-    private volatile long totalNanos;
-    private volatile long bytesWritten;
-    private volatile long objectsSaved;
-    private volatile long objectsInherited;
-    private volatile long reexecuteNanos = -1;
-    private final long restoredTasks;
-    private final long reexecuteTarget;
-    private final long startNanos = System.nanoTime();
-    private final RestorePoint restored;
-    private final double restoreSeconds;
 
     Checkpointer(final Engine engine, final CheckpointStore store, final CheckpointPolicy policy,
         final CheckpointMode mode, final double share, final BufferPool pool, final Collection<DataRef> objects,
@@ -99,23 +71,19 @@ final class Checkpointer
         this.store = store;
         this.policy = policy;
         this.blocking = mode == CheckpointMode.BLOCKING;
-        this.share = share;
         this.pool = pool;
         this.budget = pool.budget();
         this.objects = objects;
-        this.restored = restored;
-        this.restoreSeconds = restoreSeconds;
-        this.lastCommittedFrontier = restored == null ? 0 : restored.cut().frontier();
-        this.restoredTasks = lastCommittedFrontier;
-        final long before = restored == null ? -1 : restored.previousRunCompleted();
-        this.reexecuteTarget = before < 0 ? 0 : Math.max(0, before - lastCommittedFrontier);
+        this.share = new IoShare(share);
+        this.metrics = new CheckpointMetrics(restored, restoreSeconds);
+        this.generation = new GenerationCommit(this, store, pool, metrics, this.share);
     }
 
     void wire(final IoAgent agent, final Admission admission, final LiveTasks live)
     {
         this.agent = agent;
-        this.admission = admission;
         this.live = live;
+        generation.wire(admission);
     }
 
     /** Any thread: no cut after this one; a generation in flight still commits. */
@@ -136,7 +104,8 @@ final class Checkpointer
     /** IO thread: takes a cut if none is in flight, tasks were admitted since the last, and the policy says so. */
     private void maybeCut(final long now)
     {
-        if (writer != null || failed || stopped || latestAdmitted == null || latestAdmitted.seq + 1 <= lastCommittedFrontier ||
+        if (generation.inFlight() || failed || stopped || latestAdmitted == null ||
+            latestAdmitted.seq + 1 <= generation.lastCommittedFrontier() ||
             !policy.due(userFinished - finishedAtCut, now - lastCutNanos))
         {
             return;
@@ -145,33 +114,19 @@ final class Checkpointer
         final Cut c = new Cut(store.nextGeneration(), cutFrontier, store.epoch(), latestAdmitted.prefixHash);
         lastCutNanos = now;
         finishedAtCut = userFinished;
-        try
+        if (!generation.begin(c))
         {
-            writer = store.begin(c);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            System.err.println("spillway: cannot begin checkpoint generation " + c.generation() + ": " +
-                e.getMessage());
-            abandoned++;
             return;
         }
-        frontier = cutFrontier;
-        cutNanos = now;
-        blockAtCut = blockNanosNow(now);
-        failedBeforeCut = false;
-        savesLeft = 0;
-        genBytes = 0;
-        genSaved = 0;
-        genInherited = 0;
-        genInterference = 0;
+        metrics.cutTaken(now);
         live.copyTo(unfinished);
-        beforeCutLeft = 0;
+        long beforeCut = 0;
         for (final TaskRecord t : unfinished)
         {
-            beforeCutLeft += !t.saveTask() && t.seq < cutFrontier ? 1 : 0;
+            beforeCut += !t.saveTask() && t.seq < cutFrontier ? 1 : 0;
         }
         unfinished.clear();
+        generation.waitFor(beforeCut);
         for (final DataRef r : objects)
         {
             final TaskRecord lastWriter = lastWriterBefore(r, cutFrontier);
@@ -181,10 +136,10 @@ final class Checkpointer
             }
             else if (r.ioHasContents)
             {
-                genInherited++;
+                metrics.inherited();
             }
         }
-        maybeCommit();
+        generation.maybeCommit();
     }
 
     private static TaskRecord lastWriterBefore(final DataRef r, final long cutFrontier)
@@ -207,8 +162,8 @@ final class Checkpointer
             null, new DataRef[] {r}, READ, Integer.MAX_VALUE, c.frontier(), 0);
         s.saveGeneration = c.generation();
         r.savePending = c.generation();
-        savesLeft++;
-        genSaved++;
+        generation.saveAdded();
+        metrics.saved();
         engine.countInternal();
         agent.submitSave(s, lastWriter);
     }
@@ -219,27 +174,27 @@ final class Checkpointer
      */
     boolean parks(final TaskRecord t)
     {
-        if (writer == null || t.saveTask() || t.seq < frontier)
+        if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
         {
             return false;
         }
         if (blocking)
         {
             held.add(t);
-            heldBegins(t);
+            metrics.heldBegins(t);
             return true;
         }
         for (int i = 0; i < t.refs.length; i++)
         {
             final DataRef r = t.refs[i];
-            if (t.privileges[i] != Privilege.READ && r.savePending == writer.cut().generation())
+            if (t.privileges[i] != Privilege.READ && r.savePending == generation.number())
             {
                 if (r.parked == null)
                 {
                     r.parked = new ArrayList<>(2);
                 }
                 r.parked.add(t);
-                heldBegins(t);
+                metrics.heldBegins(t);
                 return true;
             }
         }
@@ -256,7 +211,7 @@ final class Checkpointer
         {
             for (final TaskRecord t : waiting)
             {
-                heldEnds(t);
+                metrics.heldEnds(t);
                 agent.unpark(t);
             }
             waiting.clear();
@@ -270,17 +225,17 @@ final class Checkpointer
         t.status(TaskStatus.RUNNING);
         final DataRef ref = t.refs[0];
         final DataObject o = ref.object;
-        if (!current(t))
+        if (!generation.current(t))
         {
             agent.finishSave(t);
             return;
         }
         if (!ref.ioHasContents)
         {
-            savesLeft--;
+            generation.saveSkipped();
             captured(ref);
             agent.finishSave(t);
-            maybeCommit();
+            generation.maybeCommit();
             return;
         }
         final long cost = pool.cost(o.size());
@@ -293,85 +248,44 @@ final class Checkpointer
                 final ByteBuffer dst = copy.buffer().clear();
                 dst.put(o.buffer().buffer().duplicate().clear().limit(o.size()));
                 dst.clear();
-                writes.addLast(new SaveJob(ref, copy, o.size(), o.version(), null));
+                generation.enqueue(ref, copy, o.size(), o.version(), null);
                 captured(ref);
                 agent.finishSave(t);
                 return;
             }
             budget.uncommit(cost);
         }
-        writes.addLast(new SaveJob(ref, o.buffer(), o.size(), o.version(), t));
+        generation.enqueue(ref, o.buffer(), o.size(), o.version(), t);
     }
 
-    /** @return whether {@code t} saves for the generation in flight (not for one abandoned). */
-    private boolean current(final TaskRecord t)
+    /** IO thread: an object written through from its own buffer is captured; its save task finishes. */
+    void writtenThrough(final DataRef ref, final TaskRecord saveTask)
     {
-        return writer != null && t.saveGeneration == writer.cut().generation();
+        captured(ref);
+        agent.finishSave(saveTask);
     }
 
     boolean hasWrites()
     {
-        return !writes.isEmpty();
+        return generation.hasWrites();
     }
 
     /** @return whether checkpoint writes may go before waiting transfers, by the configured share of bytes. */
     boolean ckptTurn(final boolean transfersWaiting)
     {
-        return !transfersWaiting || ckptContended * (1 - share) <= appContended * share;
+        return share.checkpointTurn(transfersWaiting);
     }
 
     /** IO thread: a transfer of {@code bytes} went while checkpoint writes waited. */
     void transferWhileWaiting(final int bytes)
     {
-        appContended += bytes;
+        share.transferred(bytes);
     }
 
     /** IO thread: writes the next captured object. */
     void writeOne(final boolean transfersWaiting)
     {
-        final SaveJob j = writes.pollFirst();
-        final long start = System.nanoTime();
-        if (writer != null)
-        {
-            final ByteBuffer src = j.buffer.buffer().clear().limit(j.size);
-            try
-            {
-                writer.save(j.ref.tag(), src, j.version);
-                genBytes += j.size;
-            }
-            catch (final IOException | RuntimeException e)
-            {
-                abandon("cannot write '" + j.ref.tag() + "': " + e.getMessage());
-            }
-            finally
-            {
-                src.clear();
-            }
-        }
-        release(j);
-        savesLeft--;
-        final long took = System.nanoTime() - start;
-        if (transfersWaiting)
-        {
-            ckptContended += j.size;
-            genInterference += took;
-        }
-        maybeCommit();
-    }
-
-    private void release(final SaveJob j)
-    {
-        if (j.task != null)
-        {
-            captured(j.ref);
-            agent.finishSave(j.task);
-        }
-        else
-        {
-            pool.release(j.buffer);
-            budget.uncommit(pool.cost(j.size));
-            admission.changed();
-        }
+        generation.writeOne(transfersWaiting);
     }
 
     /** IO thread: a user task with data finished (done, failed or cancelled). */
@@ -379,82 +293,36 @@ final class Checkpointer
     {
         if (t.heldSince != 0)
         {
-            heldEnds(t);
+            metrics.heldEnds(t);
         }
         userFinished++;
         failed |= !ok;
-        if (writer != null && t.seq < frontier)
-        {
-            beforeCutLeft--;
-            failedBeforeCut |= !ok;
-            maybeCommit();
-        }
-        if (reexecuteNanos < 0 && userFinished >= reexecuteTarget)
-        {
-            reexecuteNanos = System.nanoTime() - startNanos;
-        }
+        generation.userFinished(t, ok);
+        metrics.userFinished(userFinished);
     }
 
     /** IO thread: a save task did not run (its object's producer failed, or close cancelled it). */
     void saveLost(final TaskRecord t)
     {
-        if (!current(t))
+        if (!generation.current(t))
         {
             return;
         }
-        savesLeft--;
-        failedBeforeCut = true;
+        generation.saveLost();
         captured(t.refs[0]);
-        maybeCommit();
+        generation.maybeCommit();
     }
 
-    private void maybeCommit()
+    /** IO thread: the generation in flight committed: held-back tasks may go. */
+    void committed(final CheckpointCost cost)
     {
-        if (writer == null || savesLeft > 0 || beforeCutLeft > 0)
-        {
-            return;
-        }
-        if (failedBeforeCut)
-        {
-            abandon("a task before the cut failed");
-            return;
-        }
-        final long start = System.nanoTime();
-        try
-        {
-            writer.commit();
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            abandon("commit failed: " + e.getMessage());
-            return;
-        }
-        final long end = System.nanoTime();
-        final CheckpointCost cost = new CheckpointCost(blockNanosNow(end) - blockAtCut, end - cutNanos,
-            genInterference, genBytes, genSaved, genInherited);
-        writer = null;
-        lastCommittedFrontier = frontier;
-        committed++;
-        totalNanos += cost.totalNanos();
-        bytesWritten += genBytes;
-        objectsSaved += genSaved;
-        objectsInherited += genInherited;
         policy.committed(cost);
         releaseHeld();
     }
 
-    private void abandon(final String why)
+    /** IO thread: the generation in flight was abandoned: objects still to capture and held-back tasks are let go. */
+    void abandoned()
     {
-        System.err.println("spillway: checkpoint generation " + writer.cut().generation() + " abandoned (" + why +
-            "); the previous one stays the newest");
-        writer.abandon();
-        writer = null;
-        abandoned++;
-        SaveJob j;
-        while ((j = writes.pollFirst()) != null)
-        {
-            release(j);
-        }
         for (final DataRef r : objects)
         {
             if (r.savePending >= 0)
@@ -469,40 +337,10 @@ final class Checkpointer
     {
         for (final TaskRecord t : held)
         {
-            heldEnds(t);
+            metrics.heldEnds(t);
             agent.unpark(t);
         }
         held.clear();
-    }
-
-    /** IO thread: {@code t} is parked by a checkpoint. */
-    void heldBegins(final TaskRecord t)
-    {
-        final long now = System.nanoTime();
-        t.heldSince = now;
-        if (heldCount++ == 0)
-        {
-            heldStart = now;
-        }
-    }
-
-    /** IO thread: {@code t} is no longer parked. */
-    void heldEnds(final TaskRecord t)
-    {
-        if (t.heldSince == 0)
-        {
-            return;
-        }
-        t.heldSince = 0;
-        if (--heldCount == 0)
-        {
-            blockNanos += System.nanoTime() - heldStart;
-        }
-    }
-
-    private long blockNanosNow(final long now)
-    {
-        return blockNanos + (heldCount > 0 ? now - heldStart : 0);
     }
 
     /** IO thread, every duty cycle: records progress once a second. */
@@ -512,7 +350,7 @@ final class Checkpointer
         if (now >= nextProgress)
         {
             nextProgress = now + PROGRESS_NANOS;
-            store.progress(restoredTasks + userFinished);
+            store.progress(metrics.restoredTasks() + userFinished);
         }
     }
 
@@ -521,48 +359,25 @@ final class Checkpointer
     {
         try
         {
-            if (writer != null)
-            {
-                writer.abandon();
-                writer = null;
-            }
-            SaveJob j;
-            while ((j = writes.pollFirst()) != null)
-            {
-                if (j.task == null)
-                {
-                    pool.release(j.buffer);
-                }
-            }
+            generation.close();
             if (runComplete)
             {
                 store.markComplete();
             }
             else
             {
-                store.progress(restoredTasks + userFinished);
+                store.progress(metrics.restoredTasks() + userFinished);
             }
             store.close();
         }
         catch (final IOException e)
         {
-            System.err.println("spillway: closing the checkpoint store: " + e.getMessage());
+            LOG.log(WARNING, "spillway: closing the checkpoint store: " + e.getMessage());
         }
     }
 
     CheckpointReport report(final CheckpointMode mode)
     {
-        final long reexec = restored == null ? 0 : Math.min(reexecuteTarget, userFinished);
-        final long r = reexecuteNanos;
-        return new CheckpointReport(true, mode, policy.describe(), committed, abandoned,
-            blockNanosNow(System.nanoTime()) / 1e9, totalNanos / 1e9, bytesWritten, objectsSaved, objectsInherited,
-            restored == null ? -1 : restored.cut().generation(), restoredTasks, reexec, restoreSeconds,
-            restored == null ? 0 : restored.readSeconds(), restored == null ? 0 : restored.verifySeconds(),
-            restored == null || r < 0 ? 0 : r / 1e9, restored == null ? "" : restored.explanation());
-    }
-
-    /** A captured object waiting to be written: its own copy, or the object's buffer (then {@code task} holds it). */
-    private record SaveJob(DataRef ref, TileBuffer buffer, int size, long version, TaskRecord task)
-    {
+        return metrics.report(mode, policy.describe(), userFinished);
     }
 }

@@ -1,26 +1,17 @@
 package dev.spillway.internal;
 
 import com.lmax.disruptor.EventPoller;
-import dev.spillway.Privilege;
 import dev.spillway.TaskFailedException;
-import dev.spillway.memory.DataObject;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The IO thread's duty cycle. It is the single writer of all engine state: it takes submissions and completions
- * from the request ring, infers dependencies, runs admission and transfers, and hands tasks whose data is resident
- * to the ready queues.
- *
- * <p>Dependencies follow submission order: a READ waits for the object's last exclusive user; an exclusive access
- * (WRITE, READ_WRITE, SCRATCH) waits for the last exclusive user and every reader since. A task whose input was to
- * be produced by a failed task fails without running, naming both.
+ * from the request ring, infers dependencies ({@link Dependencies}), runs admission and transfers, hands tasks whose
+ * data is resident to the ready queues, and records how tasks end ({@link TaskCompletion}).
  */
 final class IoAgent implements Agent
 {
@@ -29,18 +20,12 @@ final class IoAgent implements Agent
     private final EventPoller.Handler<EngineEvent> handler = this::onEvent;
     private final ReadyQueues ready;
     private final LiveTasks live;
-    private final Counters counters;
-    private final ArrayDeque<TaskRecord> depsMet = new ArrayDeque<>();
-    private final ArrayList<TaskRecord> scratchPreds = new ArrayList<>();
-    private final AtomicLong finished = new AtomicLong();
+    private final Dependencies deps = new Dependencies();
+    private final TaskCompletion completion;
     private Admission admission;
     private Transfers transfers;
     private Checkpointer checkpointer;
 
-    private boolean cancelling;
-    private long tick;
-    private int fetching;
-    private int inFlight;
     private volatile int awaitingData;
     private volatile boolean paused;
 
@@ -51,7 +36,7 @@ final class IoAgent implements Agent
         this.poller = poller;
         this.ready = ready;
         this.live = live;
-        this.counters = counters;
+        this.completion = new TaskCompletion(live, counters, ready, deps);
     }
 
     void wire(final Admission admission, final Transfers transfers, final Checkpointer checkpointer)
@@ -59,12 +44,13 @@ final class IoAgent implements Agent
         this.admission = admission;
         this.transfers = transfers;
         this.checkpointer = checkpointer;
+        completion.wire(admission, checkpointer);
     }
 
     /** @return tasks finished through the IO thread (any thread may ask). */
     long finished()
     {
-        return finished.get();
+        return completion.finished();
     }
 
     /** @return tasks waiting for DRAM or a transfer, as last seen (any thread may ask). */
@@ -115,7 +101,7 @@ final class IoAgent implements Agent
         {
             work += admission.lookAhead();
         }
-        awaitingData = admission.pendingCount() + fetching;
+        awaitingData = admission.pendingCount() + completion.fetching();
         if (work > 0)
         {
             engine.quiesceCheck();
@@ -169,7 +155,7 @@ final class IoAgent implements Agent
             case SUBMIT -> onSubmit(t);
             case DONE ->
             {
-                onDone(t, e.error);
+                completion.done(t, e.error);
                 admission.changed();
             }
             case GATE_OPEN ->
@@ -183,10 +169,21 @@ final class IoAgent implements Agent
                 paused = false;
                 admission.changed();
             }
-            case CANCEL_ALL -> cancelAll();
+            case CANCEL_ALL -> completion.cancelAll();
         }
         e.clear();
         return true;
+    }
+
+    private void onSubmit(final TaskRecord t)
+    {
+        live.add(t);
+        final boolean discard = t.body == DiscardBody.INSTANCE;
+        deps.submitted(t, !discard, checkpointer != null);
+        if (t.refs.length > 0 && !discard)
+        {
+            admission.submitted(t);
+        }
     }
 
     /**
@@ -196,120 +193,37 @@ final class IoAgent implements Agent
     void submitSave(final TaskRecord t, final TaskRecord lastWriter)
     {
         live.add(t);
-        if (lastWriter != null && !lastWriter.isDone())
-        {
-            edge(lastWriter, t, scratchPreds);
-            t.predecessors = scratchPreds.toArray(new TaskRecord[0]);
-            scratchPreds.clear();
-        }
-        if (t.pendingDeps == 0)
-        {
-            depsMet.add(t);
-        }
+        deps.submittedSave(t, lastWriter);
     }
 
-    private void onSubmit(final TaskRecord t)
-    {
-        live.add(t);
-        final ArrayList<TaskRecord> preds = scratchPreds;
-        final boolean discard = t.body == DiscardBody.INSTANCE;
-        for (int i = 0; i < t.refs.length; i++)
-        {
-            final DataRef r = t.refs[i];
-            if (!discard)
-            {
-                r.object.addFutureUse(t);
-            }
-            final TaskRecord w = r.lastWriter;
-            if (w != null && !w.isDone())
-            {
-                edge(w, t, preds);
-            }
-            if (t.privileges[i] == Privilege.READ)
-            {
-                if (r.readers.size() >= 64)
-                {
-                    r.readers.removeIf(TaskRecord::isDone);
-                }
-                r.readers.add(t);
-            }
-            else
-            {
-                for (int k = 0, n = r.readers.size(); k < n; k++)
-                {
-                    final TaskRecord reader = r.readers.get(k);
-                    if (!reader.isDone())
-                    {
-                        edge(reader, t, preds);
-                    }
-                }
-                r.readers.clear();
-                r.lastWriter = t;
-                if (checkpointer != null && !t.saveTask())
-                {
-                    r.unfinishedWriters().addLast(t);
-                }
-            }
-        }
-        if (t.refs.length > 0 && !discard)
-        {
-            admission.submitted(t);
-        }
-        if (!preds.isEmpty())
-        {
-            t.predecessors = preds.toArray(new TaskRecord[0]);
-            preds.clear();
-        }
-        if (t.pendingDeps == 0)
-        {
-            depsMet.add(t);
-        }
-    }
-
-    private static void edge(final TaskRecord from, final TaskRecord to, final ArrayList<TaskRecord> preds)
-    {
-        if (from.successors == null)
-        {
-            from.successors = new ArrayList<>(4);
-        }
-        from.successors.add(to);
-        to.pendingDeps++;
-        preds.add(from);
-    }
-
+    /** Routes each task whose dependencies are met: cancelled, failed, done, gated, ready or on to admission. */
     private int drainDepsMet()
     {
         int n = 0;
         TaskRecord t;
-        while ((t = depsMet.poll()) != null)
+        while ((t = deps.pollMet()) != null)
         {
             n++;
             if (t.status() != TaskStatus.BLOCKED)
             {
                 continue;
             }
-            if (cancelling)
+            if (completion.cancelling())
             {
-                cancel(t);
+                completion.cancel(t);
                 continue;
             }
-            final DataRef poisoned = poisonedInput(t);
-            if (poisoned != null)
+            if (completion.failIfPoisoned(t))
             {
-                fail(t, new TaskFailedException("task '" + t.name + "' not run: its input '" + poisoned.tag() +
-                    "' was to be produced by failed task '" + poisoned.poisonedBy.name + "'" +
-                    rootCause(poisoned.poisonedBy.failure()),
-                    TaskRecord.rethrowable(poisoned.poisonedBy.failure()).getCause()));
+                continue;
             }
-            else if (t.refs.length == 0)
+            if (t.refs.length == 0)
             {
                 makeReady(t);
             }
             else if (t.body == DiscardBody.INSTANCE)
             {
-                admission.discard(t.refs[0].object);
-                counters.completed++;
-                finish(t, TaskStatus.DONE, null);
+                completion.discard(t);
             }
             else if (t.body instanceof AsyncTaskBody async)
             {
@@ -333,7 +247,7 @@ final class IoAgent implements Agent
         }
         catch (final RuntimeException e)
         {
-            fail(t, new TaskFailedException("task '" + t.name + "' failed: " + e, e));
+            completion.fail(t, new TaskFailedException("task '" + t.name + "' failed: " + e, e));
             return;
         }
         if (gate == null)
@@ -354,7 +268,8 @@ final class IoAgent implements Agent
         }
         if (failure != null)
         {
-            fail(t, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " + failure, failure));
+            completion.fail(t, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " + failure,
+                failure));
         }
         else
         {
@@ -362,34 +277,10 @@ final class IoAgent implements Agent
         }
     }
 
-    /** @return ": " and the innermost message of {@code failure}, or nothing. */
-    private static String rootCause(final Throwable failure)
-    {
-        Throwable root = failure;
-        while (root != null && root.getCause() != null && root.getCause() != root)
-        {
-            root = root.getCause();
-        }
-        return root == null ? "" : ": " + (root.getMessage() == null ? root.toString() : root.getMessage());
-    }
-
-    private static DataRef poisonedInput(final TaskRecord t)
-    {
-        for (int i = 0; i < t.refs.length; i++)
-        {
-            if (t.privileges[i].readsContents() && t.refs[i].poisonedBy != null)
-            {
-                return t.refs[i];
-            }
-        }
-        return null;
-    }
-
     /** Admission took DRAM and references for {@code t}; it may already have everything. */
     void admitted(final TaskRecord t)
     {
-        inFlight++;
-        fetching++;
+        completion.admitted();
         if (t.outstanding == 0)
         {
             dataReady(t);
@@ -399,15 +290,15 @@ final class IoAgent implements Agent
     /** The last transfer {@code t} waited for is done. */
     void dataReady(final TaskRecord t)
     {
-        fetching--;
+        completion.fetched();
         makeReady(t);
     }
 
     private void makeReady(final TaskRecord t)
     {
-        if (cancelling)
+        if (completion.cancelling())
         {
-            cancel(t);
+            completion.cancel(t);
             return;
         }
         if (t.saveTask())
@@ -419,59 +310,10 @@ final class IoAgent implements Agent
         ready.offer(t);
     }
 
-    private void onDone(final TaskRecord t, final Throwable error)
-    {
-        tick++;
-        for (int i = 0; i < t.refs.length; i++)
-        {
-            final DataRef r = t.refs[i];
-            final DataObject o = r.object;
-            final Privilege p = t.privileges[i];
-            o.release();
-            o.touch(tick);
-            if (p == Privilege.READ)
-            {
-                continue;
-            }
-            if (error == null && p != Privilege.SCRATCH)
-            {
-                o.discardable(false);
-                o.unspillable(false);
-                o.dirty(true);
-                o.bumpVersion();
-                r.poisonedBy = null;
-            }
-            else
-            {
-                o.dirty(false);
-                o.discardable(true);
-                if (error != null)
-                {
-                    r.poisonedBy = t;
-                }
-            }
-        }
-        if (error == null)
-        {
-            counters.completed++;
-            finish(t, TaskStatus.DONE, null);
-        }
-        else
-        {
-            counters.failed++;
-            finish(t, TaskStatus.FAILED, new TaskFailedException("task '" + t.name + "' (#" + t.seq + ") failed: " +
-                error, error));
-        }
-    }
-
     /** A checkpoint save task has its object captured: releases the object, as a finished reader would. */
     void finishSave(final TaskRecord t)
     {
-        final DataObject o = t.refs[0].object;
-        o.release();
-        o.touch(++tick);
-        admission.changed();
-        finish(t, TaskStatus.DONE, null);
+        completion.finishSave(t);
     }
 
     /** A task held back by a checkpoint may be admitted. */
@@ -480,139 +322,15 @@ final class IoAgent implements Agent
         admission.enqueue(t);
     }
 
-
     /** Fails a task that did not run; what it would have produced is marked as lost. */
     void fail(final TaskRecord t, final TaskFailedException cause)
     {
-        releaseRefs(t);
-        for (int i = 0; i < t.refs.length; i++)
-        {
-            if (t.privileges[i] != Privilege.READ)
-            {
-                t.refs[i].poisonedBy = t;
-            }
-        }
-        counters.failed++;
-        finish(t, TaskStatus.FAILED, cause);
-    }
-
-    private void cancel(final TaskRecord t)
-    {
-        releaseRefs(t);
-        counters.cancelled++;
-        finish(t, TaskStatus.CANCELLED, new TaskFailedException("task '" + t.name + "' cancelled by close()"));
-    }
-
-    private void releaseRefs(final TaskRecord t)
-    {
-        if (!t.admitted)
-        {
-            return;
-        }
-        if (t.status() == TaskStatus.FETCHING)
-        {
-            fetching--;
-        }
-        for (final DataRef r : t.refs)
-        {
-            r.object.release();
-            r.object.waiters().remove(t);
-        }
+        completion.fail(t, cause);
     }
 
     /** @return true if no admitted task is unfinished, so no reference will be released. */
     boolean idle()
     {
-        return inFlight == 0;
-    }
-
-    private void finish(final TaskRecord t, final TaskStatus outcome, final Throwable cause)
-    {
-        if (t.admitted)
-        {
-            inFlight--;
-        }
-        t.finish(outcome, cause);
-        if (!t.completesOnWorker)
-        {
-            live.remove(t);
-        }
-        if (checkpointer != null)
-        {
-            if (!t.saveTask() && t.refs.length > 0)
-            {
-                written(t, outcome == TaskStatus.DONE);
-                checkpointer.userFinished(t, outcome == TaskStatus.DONE);
-            }
-            else if (outcome != TaskStatus.DONE)
-            {
-                checkpointer.saveLost(t);
-            }
-        }
-        final ArrayList<TaskRecord> succ = t.successors;
-        t.successors = null;
-        if (succ != null)
-        {
-            for (int i = 0, n = succ.size(); i < n; i++)
-            {
-                final TaskRecord s = succ.get(i);
-                if (--s.pendingDeps == 0)
-                {
-                    depsMet.add(s);
-                }
-            }
-        }
-        Counters.add(finished, 1);
-    }
-
-    /** A writer finished: it leaves its objects' chains of unfinished writers (in order, but for cancellations). */
-    private static void written(final TaskRecord t, final boolean ok)
-    {
-        for (int i = 0; i < t.refs.length; i++)
-        {
-            final Privilege p = t.privileges[i];
-            if (p == Privilege.READ)
-            {
-                continue;
-            }
-            final DataRef r = t.refs[i];
-            if (r.unfinishedWriters().peekFirst() == t)
-            {
-                r.unfinishedWriters().pollFirst();
-            }
-            else
-            {
-                r.unfinishedWriters().remove(t);
-            }
-            if (ok)
-            {
-                r.writesSinceSave++;
-                r.ioHasContents = p != Privilege.SCRATCH;
-            }
-        }
-    }
-
-    /** Fails every task not yet running: blocked, pending, fetching or ready. */
-    private void cancelAll()
-    {
-        cancelling = true;
-        final ArrayList<TaskRecord> notStarted = new ArrayList<>();
-        admission.drainPending(notStarted);
-        live.copyTo(notStarted);
-        for (final TaskRecord t : notStarted)
-        {
-            final TaskStatus s = t.status();
-            if (s == TaskStatus.BLOCKED || s == TaskStatus.GATED || s == TaskStatus.PENDING || s == TaskStatus.FETCHING)
-            {
-                cancel(t);
-            }
-        }
-        ready.drain(t ->
-        {
-            if (t.casStatus(TaskStatus.READY, TaskStatus.CANCELLED))
-            {
-                cancel(t);
-            }
-        });
+        return completion.idle();
     }
 }

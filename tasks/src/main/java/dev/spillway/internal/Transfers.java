@@ -15,6 +15,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * The IO thread's queue of moves between DRAM and the store, run one per duty cycle in order: a fetch
  * ({@link Residency#TO_MEM}) reads a block into a fresh buffer, or only allocates one; a write-back
@@ -23,6 +25,8 @@ import java.util.ArrayList;
  */
 final class Transfers
 {
+    private static final System.Logger LOG = System.getLogger(Transfers.class.getName());
+
     private final IoAgent agent;
     private final Store store;
     private final BufferPool pool;
@@ -172,7 +176,7 @@ final class Transfers
             lastSpillFailure = e;
             if (counters.writeFailures++ % 1000 == 0)
             {
-                System.err.println("spillway: cannot write '" + o.tag() + "' to the " + store.name() + " store (" +
+                LOG.log(WARNING, "spillway: cannot write '" + o.tag() + "' to the " + store.name() + " store (" +
                     e.getMessage() + "); it stays in DRAM (" + counters.writeFailures + " write failure(s) so far)");
             }
             o.unspillable(true);
@@ -228,7 +232,7 @@ final class Transfers
         }
         catch (final IOException e)
         {
-            System.err.println("spillway: cannot remove the stale block of '" + o.tag() + "': " + e.getMessage());
+            LOG.log(WARNING, "spillway: cannot remove the stale block of '" + o.tag() + "': " + e.getMessage());
         }
     }
 

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * A {@link CheckpointStore} in one directory:
  * <ul>
@@ -44,6 +46,8 @@ import java.util.function.Consumer;
  */
 public final class FileCheckpointStore implements CheckpointStore
 {
+    private static final System.Logger LOG = System.getLogger(FileCheckpointStore.class.getName());
+
     private final Path dir;
     private final boolean verifyChecksums;
     private final boolean directIo;
@@ -281,7 +285,7 @@ public final class FileCheckpointStore implements CheckpointStore
 
     void warn(final String message)
     {
-        System.err.println("spillway: checkpoint store " + dir + ": " + message);
+        LOG.log(WARNING, "spillway: checkpoint store " + dir + ": " + message);
     }
 
     private void checkNotClosed()

@@ -7,12 +7,16 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * The 8-byte count of completed tasks, overwritten in place without fsync: it survives a process crash (the page
  * cache does), not necessarily a power loss. Only the IO thread writes it.
  */
 final class ProgressFile implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(ProgressFile.class.getName());
+
     private final Path file;
     private final long previous;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(Long.BYTES);
@@ -55,7 +59,7 @@ final class ProgressFile implements AutoCloseable
         catch (final IOException e)
         {
             failed = true;
-            System.err.println("spillway: could not record progress in " + file + " (" + e +
+            LOG.log(WARNING, "spillway: could not record progress in " + file + " (" + e +
                 "); progress is no longer recorded");
         }
     }

@@ -1,0 +1,109 @@
+package dev.spillway.internal;
+
+import dev.spillway.StallException;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * Counts tasks submitted against tasks finished, and lets callers wait until none is left ({@code awaitAll},
+ * {@code close}). The IO thread and the workers wake the waiters when the count may have reached zero; an indefinite
+ * wait logs a stall report every 10 s.
+ */
+final class Quiescence
+{
+    private static final System.Logger LOG = System.getLogger(Quiescence.class.getName());
+    private static final long STALL_REPORT_NANOS = 10_000_000_000L;
+
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicInteger waiters = new AtomicInteger();
+    private final Object lock = new Object();
+    private final IoAgent agent;
+    private final Worker[] workers;
+
+    Quiescence(final IoAgent agent, final Worker[] workers)
+    {
+        this.agent = agent;
+        this.workers = workers;
+    }
+
+    /** Under the submit lock, or on the IO thread for internal tasks: one more task to wait for. */
+    void submitted()
+    {
+        Counters.add(submitted, 1);
+    }
+
+    /** @return tasks submitted and not yet finished. */
+    long incomplete()
+    {
+        long done = agent.finished();
+        for (final Worker w : workers)
+        {
+            done += w.completed.get() + w.failed.get();
+        }
+        return submitted.get() - done;
+    }
+
+    /** IO thread or worker, after finishing tasks: wakes the waiters if none is left. */
+    void check()
+    {
+        if (waiters.get() > 0 && incomplete() == 0)
+        {
+            synchronized (lock)
+            {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until every submitted task is finished.
+     *
+     * @param timeout      how long to wait, or {@code null} to wait indefinitely, logging stall reports.
+     * @param checkFatal   throws if the runtime stopped on an internal error.
+     * @param describeWaits what at most that many unfinished tasks wait for, one line each.
+     * @throws StallException if the timeout passes or the thread is interrupted.
+     */
+    void await(final Duration timeout, final Runnable checkFatal, final IntFunction<String> describeWaits)
+    {
+        final long start = System.nanoTime();
+        long nextReport = start + STALL_REPORT_NANOS;
+        waiters.incrementAndGet();
+        try
+        {
+            synchronized (lock)
+            {
+                while (incomplete() > 0)
+                {
+                    checkFatal.run();
+                    final long now = System.nanoTime();
+                    if (timeout != null && now - start >= timeout.toNanos())
+                    {
+                        throw new StallException(incomplete() + " task(s) not done after " + timeout + ":\n" +
+                            describeWaits.apply(10));
+                    }
+                    if (timeout == null && now >= nextReport)
+                    {
+                        LOG.log(WARNING, "spillway: still waiting for " + incomplete() +
+                            " task(s) after " + (now - start) / 1_000_000_000 + " s:\n" + describeWaits.apply(5));
+                        nextReport = now + STALL_REPORT_NANOS;
+                    }
+                    lock.wait(10);
+                }
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new StallException("interrupted while waiting for " + incomplete() + " task(s)");
+        }
+        finally
+        {
+            waiters.decrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.spillway.internal;
+
+import dev.spillway.IoOrder;
+import dev.spillway.memory.DramBudget;
+import dev.spillway.memory.Residency;
+
+/**
+ * Says, for people, what unfinished tasks wait for: one line per task, for {@code describeWaits}, stall reports and a
+ * task handle's {@code toString}. Any thread; the figures it quotes are racy snapshots.
+ */
+final class WaitReports
+{
+    private final IoAgent agent;
+    private final LiveTasks live;
+    private final DramBudget budget;
+    private final IoOrder order;
+    private final int workers;
+    private final Quiescence quiescence;
+
+    WaitReports(final IoAgent agent, final LiveTasks live, final DramBudget budget, final IoOrder order,
+        final int workers, final Quiescence quiescence)
+    {
+        this.agent = agent;
+        this.live = live;
+        this.budget = budget;
+        this.order = order;
+        this.workers = workers;
+        this.quiescence = quiescence;
+    }
+
+    /** @return one line per unfinished task (at most {@code limit}) saying what it waits for. */
+    String describeWaits(final int limit)
+    {
+        final long withoutData = quiescence.incomplete() - live.size();
+        return live.describe(limit) + (withoutData > 0 ? "  " + withoutData +
+            " task(s) without data: queued for or running on a worker\n" : "");
+    }
+
+    /** @return what {@code t} waits for, or how it ended. */
+    String describe(final TaskRecord t)
+    {
+        final TaskStatus s = t.status();
+        return switch (s)
+        {
+            case BLOCKED -> "blocked on predecessor(s) " + unfinished(t.predecessors);
+            case GATED -> "waiting for " + ((AsyncTaskBody)t.body).gateReason();
+            case PENDING -> agent.paused() ? "admission paused: call resume()" : "waiting for DRAM: needs " +
+                t.needBytes + " B, " + Math.max(0, budget.available()) + " B free of " + budget.capacity() +
+                " B (the rest held by running or admitted tasks); " + agent.pendingCount() + " task(s) in the " +
+                order.letter() + " admission queue";
+            case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
+                " transfer(s) queued";
+            case READY -> "ready, waiting for a free worker (" + workers + " workers)";
+            case RUNNING -> "running on worker " + t.worker() + " for " +
+                (System.nanoTime() - t.startedNanos()) / 1_000_000 + " ms";
+            case DONE -> "done";
+            case FAILED, CANCELLED -> s.name().toLowerCase() + ": " + t.failure().getMessage();
+        };
+    }
+
+    private static String unfinished(final TaskRecord[] preds)
+    {
+        if (preds == null)
+        {
+            return "(none left)";
+        }
+        final StringBuilder sb = new StringBuilder();
+        for (final TaskRecord p : preds)
+        {
+            if (!p.isDone())
+            {
+                sb.append(sb.length() == 0 ? "" : ", ").append(p).append(' ').append(p.status());
+            }
+        }
+        return sb.length() == 0 ? "(none left)" : sb.toString();
+    }
+
+    private static String inFlight(final TaskRecord t)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (final DataRef r : t.refs)
+        {
+            final Residency res = r.object.residency();
+            if (res != Residency.IN_MEM)
+            {
+                sb.append(sb.length() == 0 ? "" : ", ").append(r).append(' ').append(res);
+            }
+        }
+        return sb.length() == 0 ? "all objects resident" : sb.toString();
+    }
+}
