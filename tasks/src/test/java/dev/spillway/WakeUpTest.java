@@ -22,7 +22,8 @@ class WakeUpTest
     @Test
     void aSleepingWorkerIsWokenWhileTheOtherIsBusy() throws Exception
     {
-        // Parked workers time out only after ten minutes, so "short" runs before "long" ends only if woken.
+        // "long" holds one worker until "short" has run; the other parks for up to ten minutes once idle, so "short"
+        // runs (within the safety net of its join) only if its submission wakes that worker.
         try (Spillway sw = Runtimes.small(dir, 1 << 20, "a,s,d").idleMaxParkNanos(600_000_000_000L).build())
         {
             final CountDownLatch release = new CountDownLatch(1);
@@ -36,9 +37,7 @@ class WakeUpTest
             {
                 Await.until("'long' to start and the other worker to park", () -> busy.get() != null &&
                     parkedWorkers(busy.get()) > 0, () -> "threads: " + workerStates());
-                final TaskHandle b = sw.task("short").submit(ctx -> { });
-                b.join(Duration.ofSeconds(30));
-                assertTrue(!a.isDone(), "'short' ran while 'long' still held the other worker");
+                sw.task("short").submit(ctx -> { }).join(Duration.ofSeconds(30));
             }
             finally
             {
@@ -70,7 +69,6 @@ class WakeUpTest
         sw.pause();
         final TaskHandle h = sw.task("held").write(d).submit(ctx -> { });
         Await.until("the paused task to say so", () -> h.waitReason().startsWith("admission paused"), h::waitReason);
-        assertTrue(h.waitReason().startsWith("admission paused"), h.waitReason());
         final CloseReport report = sw.close(CloseMode.DRAIN);
         assertTrue(h.isDone() && report.completed() == 1, report.toString());
     }
