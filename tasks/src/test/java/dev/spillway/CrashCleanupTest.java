@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,12 +37,9 @@ class CrashCleanupTest
         final Path log = Files.createTempFile("crash-child", ".log");
         final Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
             .start();
-        String line = null;
-        for (int i = 0; i < 600 && line == null && child.isAlive(); i++)
-        {
-            Thread.sleep(50);
-            line = Files.readAllLines(log).stream().filter(l -> l.startsWith("SPILLED")).findFirst().orElse(null);
-        }
+        Await.until("the child to print SPILLED (or die)", () -> spilled(log) != null || !child.isAlive(),
+            () -> "child output:\n" + read(log));
+        final String line = spilled(log);
         assertTrue(line != null, "the child did not spill: " + Files.readString(log));
         child.destroyForcibly();
         assertEquals(137, child.waitFor(), "killed with SIGKILL");
@@ -59,6 +58,23 @@ class CrashCleanupTest
         try (Stream<Path> files = Files.list(dir))
         {
             assertEquals(List.of(), files.toList());
+        }
+    }
+
+    private static String spilled(final Path log)
+    {
+        return read(log).lines().filter(l -> l.startsWith("SPILLED")).findFirst().orElse(null);
+    }
+
+    private static String read(final Path log)
+    {
+        try
+        {
+            return Files.readString(log);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
         }
     }
 }

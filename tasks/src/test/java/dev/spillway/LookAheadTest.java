@@ -33,6 +33,7 @@ class LookAheadTest
                 sw.task("init " + i).write(di).submit(ctx -> Runtimes.fill(ctx.buffer(di), 3));
             }
             sw.task("push everything out").write(big).submit(ctx -> { }).join();
+            final long readsBefore = sw.stats().nvmReads();
             final CountDownLatch release = new CountDownLatch(1);
             final Data gate = sw.data("gate", 64);
             sw.task("slow producer").write(gate).submit(ctx -> release.await());
@@ -40,16 +41,16 @@ class LookAheadTest
             {
                 sw.task("reader of " + x.tag()).read(gate, x).submit(ctx -> { });
             }
-            for (int i = 0; i < 2000 && sw.stats().prefetches() < d.length; i++)
-            {
-                Thread.sleep(5);
-            }
+            // prefetches() counts reads issued, nvmReads() reads completed: wait for both.
+            Await.until("four prefetches issued and read", () -> sw.stats().prefetches() >= d.length &&
+                sw.stats().nvmReads() - readsBefore >= d.length, sw);
             final SpillwayStats during = sw.stats();
             assertEquals(d.length, during.prefetches(), "inputs of the four blocked readers are read early: " + during);
             release.countDown();
             sw.awaitAll();
             final SpillwayStats after = sw.stats();
-            assertEquals(during.nvmReads(), after.nvmReads(), "the readers found their data already in DRAM");
+            assertEquals(d.length, after.nvmReads() - readsBefore, "the readers found their data already in DRAM: " +
+                after);
         }
     }
 
@@ -64,11 +65,13 @@ class LookAheadTest
                 sw.task("init " + i).write(di).submit(ctx -> Runtimes.fill(ctx.buffer(di), 4));
             }
             sw.awaitAll();
-            for (int i = 0; i < 10_000 && sw.stats().nvmWrites() < 4; i++)
+            // writeBehinds() counts writes issued, nvmWrites() writes completed: wait until four are done and
+            // none is still in flight.
+            Await.until("four background writes completed", () ->
             {
-                Thread.sleep(1);
-            }
-            Thread.sleep(50);
+                final SpillwayStats s = sw.stats();
+                return s.nvmWrites() >= 4 && s.writeBehinds() == s.nvmWrites() && s.ioQueueLength() == 0;
+            }, sw);
             final SpillwayStats s = sw.stats();
             assertTrue(s.writeBehinds() >= 4, "half the budget is cleaned in the background: " + s);
             assertEquals(0, s.cleanEvictions() + s.dirtyEvictions(), "nothing needed evicting: " + s);

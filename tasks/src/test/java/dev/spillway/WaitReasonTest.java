@@ -60,10 +60,6 @@ class WaitReasonTest
 
     private static void awaitReason(final TaskHandle h, final String expected) throws InterruptedException
     {
-        for (int i = 0; i < 2000 && !h.waitReason().equals(expected); i++)
-        {
-            Thread.sleep(5);
-        }
-        assertTrue(h.waitReason().equals(expected), h.waitReason());
+        Await.until("wait reason '" + expected + "'", () -> h.waitReason().equals(expected), h::waitReason);
     }
 }

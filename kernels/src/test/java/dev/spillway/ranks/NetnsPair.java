@@ -27,7 +27,8 @@ final class NetnsPair implements AutoCloseable
     static final String ADDRESS_B = "198.18.0.2";
     private static final String MASK = "/30";
     private static final long COMMAND_SECONDS = 10;
-    private static final long REACH_MILLIS = 5_000;
+    /** Safety net for a link to come up and answer; the waits below return as soon as it does. */
+    private static final long REACH_MILLIS = 60_000;
     private static final AtomicInteger PAIRS = new AtomicInteger();
 
     private final String a;

@@ -11,16 +11,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code spillway run lu} in a child JVM, for fault injection: run it to the end, or kill it with SIGKILL at a named
- * crash point or after a delay.
+ * crash point.
  */
 public final class RunChild
 {
     static final int N = 2048;
     static final int TILE = 128;
-    private static final long LIMIT_SECONDS = 120;
+    /** Safety net per child: a run takes about 5 s on a quiet machine; a timeout prints the child's output. */
+    private static final long LIMIT_SECONDS = 300;
 
     private final Path work;
     private final List<String> jvmProperties = new ArrayList<>();
@@ -131,17 +134,6 @@ public final class RunChild
         kill();
     }
 
-    /** Kills the child with SIGKILL after {@code millis}, if it is still running; returns whether it was. */
-    boolean killAfter(final long millis) throws Exception
-    {
-        if (process.waitFor(millis, TimeUnit.MILLISECONDS))
-        {
-            return false;
-        }
-        kill();
-        return true;
-    }
-
     private void kill() throws Exception
     {
         process.destroyForcibly();
@@ -181,5 +173,16 @@ public final class RunChild
     String output() throws IOException
     {
         return Files.readString(log);
+    }
+
+    /** @return the task count of a finished run, from its summary line {@code spillway: tasks N done, ...}. */
+    int tasksDone() throws IOException
+    {
+        final Matcher m = Pattern.compile("(?m)^spillway: tasks (\\d+) done").matcher(output());
+        if (!m.find())
+        {
+            throw new AssertionError("no 'spillway: tasks N done' line in:\n" + output());
+        }
+        return Integer.parseInt(m.group(1));
     }
 }

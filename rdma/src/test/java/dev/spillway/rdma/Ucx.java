@@ -19,6 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 final class Ucx
 {
     static final String SECRET = "test-secret-0123456789abcdef";
+    /** Safety net for the rendezvous, which ends once every rank has joined: a peer JVM may start slowly. */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(120);
 
     private Ucx()
     {
@@ -55,7 +57,7 @@ final class Ucx
     {
         return TransportConfig.builder().rank(rank).size(size).coordinator(coordinator)
             .secret(SECRET.getBytes(StandardCharsets.UTF_8)).operationTimeout(operationTimeout)
-            .connectTimeout(Duration.ofSeconds(20)).failureTimeout(Duration.ofSeconds(2));
+            .connectTimeout(CONNECT_TIMEOUT).failureTimeout(Duration.ofSeconds(2));
     }
 
     /** Opens {@code ranks} UCX transports in this JVM, each with its own context and worker. */

@@ -76,8 +76,8 @@ final class UcxCrashTest
             {
                 t.put(handles[1], 0, src);
             }
+            // Kill at once, not after a guessed delay: a fast machine could finish 256 MiB in a few milliseconds.
             final CompletableFuture<Void> flush = t.flush(1);
-            TimeUnit.MILLISECONDS.sleep(5);
             final boolean inFlight = !flush.isDone();
             final long killed = System.nanoTime();
             peer.destroyForcibly();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,6 +24,8 @@ class CheckpointEngineTest
     private static final int OBJECTS = 12;
     private static final int SIZE = 64 << 10;
     private static final int TASKS = 240;
+    /** Safety net for the first commit, which takes milliseconds on a quiet machine. */
+    private static final Duration COMMIT_LIMIT = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
@@ -56,11 +59,17 @@ class CheckpointEngineTest
             .storeSizing(256, SIZE);
     }
 
+    private static long program(final Spillway sw)
+    {
+        return program(sw, -1, null);
+    }
+
     /**
      * Runs the program: each task updates one object from itself and another, so every result depends on the whole
-     * history. Task {@code failAt} throws (a crash stand-in); returns the final checksum, or 0 if it failed.
+     * history. Task {@code failAt} throws (a crash stand-in) once {@code store} holds a committed generation, however
+     * slow the machine; returns the final checksum, or 0 if it failed.
      */
-    private static long program(final Spillway sw, final int failAt)
+    private static long program(final Spillway sw, final int failAt, final MemoryCheckpointStore store)
     {
         final Data[] d = new Data[OBJECTS];
         for (int i = 0; i < OBJECTS; i++)
@@ -78,6 +87,13 @@ class CheckpointEngineTest
             {
                 if (step == failAt)
                 {
+                    if (!store.awaitGeneration(COMMIT_LIMIT))
+                    {
+                        final String why = "no checkpoint generation committed in " + COMMIT_LIMIT.toSeconds() +
+                            " s; waits:\n" + sw.describeWaits(20);
+                        System.err.println(why);
+                        throw new IllegalStateException(why);
+                    }
                     throw new IllegalStateException("injected failure at step " + step);
                 }
                 final ByteBuffer o = ctx.buffer(d[out]);
@@ -121,7 +137,7 @@ class CheckpointEngineTest
     {
         try (Spillway sw = config(2, 1 << 20).build())
         {
-            return program(sw, -1);
+            return program(sw);
         }
     }
 
@@ -134,7 +150,7 @@ class CheckpointEngineTest
         final long result;
         try (Spillway sw = config(2, 256 << 10).checkpoints(store, everyTasks(20)).build())
         {
-            result = program(sw, -1);
+            result = program(sw);
             report = sw.checkpointReport();
         }
         assertEquals(golden, result);
@@ -150,19 +166,19 @@ class CheckpointEngineTest
         final MemoryCheckpointStore store = new MemoryCheckpointStore();
         try (Spillway sw = config(2, 512 << 10).checkpoints(store, everyTasks(10)).closeMode(CloseMode.CANCEL).build())
         {
-            assertEquals(0, program(sw, 170));
+            assertEquals(0, program(sw, 170, store));
         }
         catch (final RuntimeException expected)
         {
             assertTrue(expected.getMessage().contains("step 170") || expected.getMessage().contains("sum"),
                 expected.getMessage());
         }
-        assertTrue(store.generations() >= 1);
+        assertTrue(store.generations() >= 1, "no generation committed before the failure (see stderr)");
         final CheckpointReport report;
         final long result;
         try (Spillway sw = config(1, 256 << 10).checkpoints(store, everyTasks(25)).build())
         {
-            result = program(sw, -1);
+            result = program(sw);
             report = sw.checkpointReport();
         }
         assertEquals(golden, result);
@@ -171,7 +187,7 @@ class CheckpointEngineTest
         try (Spillway sw = config(2, 256 << 10).checkpoints(store, everyTasks(25)).build())
         {
             assertEquals(-1, sw.checkpointReport().restoredGeneration(), "a finished run is not resumed");
-            assertEquals(golden, program(sw, -1));
+            assertEquals(golden, program(sw));
         }
     }
 
@@ -181,7 +197,7 @@ class CheckpointEngineTest
         final MemoryCheckpointStore store = new MemoryCheckpointStore();
         try (Spillway sw = config(2, 512 << 10).checkpoints(store, everyTasks(25)).closeMode(CloseMode.CANCEL).build())
         {
-            program(sw, 150);
+            program(sw, 150, store);
         }
         catch (final RuntimeException expected)
         {

@@ -1,9 +1,11 @@
 package dev.spillway.checkpoint;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /** A checkpoint store in the heap, for engine tests: committed generations survive a runtime's close. */
@@ -104,7 +106,11 @@ final class MemoryCheckpointStore implements CheckpointStore
             @Override
             public long commit()
             {
-                committed.put(cut.generation(), g);
+                synchronized (MemoryCheckpointStore.this)
+                {
+                    committed.put(cut.generation(), g);
+                    MemoryCheckpointStore.this.notifyAll();
+                }
                 return 0;
             }
 
@@ -144,9 +150,25 @@ final class MemoryCheckpointStore implements CheckpointStore
     {
     }
 
-    int generations()
+    synchronized int generations()
     {
         return committed.size();
+    }
+
+    /**
+     * Blocks until a generation is committed, for a task that must fail only after one is.
+     *
+     * @return false if none was within {@code limit}, a safety net only.
+     */
+    synchronized boolean awaitGeneration(final Duration limit) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + limit.toNanos();
+        long left;
+        while (committed.isEmpty() && (left = deadline - System.nanoTime()) > 0)
+        {
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return !committed.isEmpty();
     }
 
     private record Generation(Cut cut, Map<String, byte[]> blocks)

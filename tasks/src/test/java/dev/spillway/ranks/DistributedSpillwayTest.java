@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -90,6 +91,7 @@ class DistributedSpillwayTest
         try (InProcessFabric fabric = new InProcessFabric(2, Duration.ofSeconds(20)))
         {
             final ExecutorService pool = Executors.newSingleThreadExecutor();
+            final CountDownLatch waiting = new CountDownLatch(1);
             final Future<TaskFailedException> rank0 = pool.submit(() ->
             {
                 try (DistributedSpillway ds = new DistributedSpillway(fabric.transport(0), config(0, 8L * BYTES)))
@@ -97,10 +99,12 @@ class DistributedSpillwayTest
                     final Data far = ds.data("far", BYTES, 1);
                     ds.task("write far").write(far).submit(ctx -> { });
                     final TaskHandle sink = ds.task("read far").read(far).submit(ctx -> { });
+                    waiting.countDown();
                     return assertThrows(TaskFailedException.class, () -> sink.join(Duration.ofSeconds(30)));
                 }
             });
-            Thread.sleep(200);
+            // Kill rank 1 once rank 0 has a task waiting for it (rank 1 never answers), not after a guessed delay.
+            assertTrue(waiting.await(30, TimeUnit.SECONDS) || rank0.isDone(), "rank 0 did not submit its tasks in 30 s");
             fabric.kill(1, "killed by the test");
             final TaskFailedException e = rank0.get(30, TimeUnit.SECONDS);
             assertTrue(describe(e).contains("rank 1"), describe(e));
