@@ -1,5 +1,11 @@
-package dev.spillway.rdma;
+package dev.spillway.cli;
 
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportException;
+import dev.spillway.rdma.Window;
+import dev.spillway.rdma.WindowHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.spillway.rdma;
+package dev.spillway.cli;
 
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,6 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spillway.rdma.RdmaBench;
-import dev.spillway.rdma.UcxPerftest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

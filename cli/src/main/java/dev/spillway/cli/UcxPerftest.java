@@ -1,4 +1,4 @@
-package dev.spillway.rdma;
+package dev.spillway.cli;
 
 import java.io.File;
 import java.io.IOException;

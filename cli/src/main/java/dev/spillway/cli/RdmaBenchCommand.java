@@ -1,9 +1,7 @@
 package dev.spillway.cli;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import dev.spillway.rdma.RdmaBench;
 import dev.spillway.rdma.TransportConfig;
-import dev.spillway.rdma.UcxPerftest;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -133,7 +133,7 @@ public final class DistributedSpillway implements AutoCloseable
         }
         synchronized (submitLock)
         {
-            if (nextTag == Transfer.NOTICE_TAG_OFFSET)
+            if (nextTag == RankTransfer.NOTICE_TAG_OFFSET)
             {
                 throw new IllegalStateException("data '" + tag + "': too many data objects for the tag space");
             }
@@ -262,12 +262,12 @@ public final class DistributedSpillway implements AutoCloseable
         final int source = object.holder();
         if (source == rank)
         {
-            final Transfer send = Transfer.send(transport, object, target, counters, jobLost);
+            final RankTransfer send = RankTransfer.send(transport, object, target, counters, jobLost);
             local.task(send.name()).read(object.local).priority(priority).submit(send);
         }
         else if (target == rank)
         {
-            final Transfer receive = Transfer.receive(transport, object, source, counters, jobLost);
+            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, jobLost);
             local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
         object.received(target);

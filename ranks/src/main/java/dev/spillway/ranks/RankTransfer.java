@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * lost, notices and sends still waiting fail: the peer they wait for may be waiting on the lost one. A receive whose
  * notice came is left to complete or fail by itself, since the transport may still write into its buffer.
  */
-final class Transfer implements AsyncTaskBody
+final class RankTransfer implements AsyncTaskBody
 {
     /** Added to an object's tag for the notice that precedes its data. */
     static final int NOTICE_TAG_OFFSET = 1 << 30;
@@ -35,7 +35,7 @@ final class Transfer implements AsyncTaskBody
     private final RankCounters counters;
     private final CompletableFuture<Void> jobLost;
 
-    private Transfer(final Transport transport, final Placement object, final int peer, final boolean send,
+    private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
         final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
         this.jobLost = jobLost;
@@ -48,16 +48,16 @@ final class Transfer implements AsyncTaskBody
     }
 
     /** @param jobLost fails once any rank is lost: a wait for a live peer may then never end. */
-    static Transfer send(final Transport transport, final Placement object, final int target,
+    static RankTransfer send(final Transport transport, final Placement object, final int target,
         final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
-        return new Transfer(transport, object, target, true, counters, jobLost);
+        return new RankTransfer(transport, object, target, true, counters, jobLost);
     }
 
-    static Transfer receive(final Transport transport, final Placement object, final int source,
+    static RankTransfer receive(final Transport transport, final Placement object, final int source,
         final RankCounters counters, final CompletableFuture<Void> jobLost)
     {
-        return new Transfer(transport, object, source, false, counters, jobLost);
+        return new RankTransfer(transport, object, source, false, counters, jobLost);
     }
 
     /** @return the internal task's name, which errors and wait reports show. */
