@@ -24,7 +24,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * <p>All methods are thread-safe. Submission order across threads is the order in which {@code submit} calls
  * return.
  */
-public final class Spillway implements AutoCloseable
+public final class Spillway implements TaskRuntime
 {
     private static final System.Logger LOG = System.getLogger(Spillway.class.getName());
 
@@ -77,6 +77,52 @@ public final class Spillway implements AutoCloseable
         return engine.dramCharge(bytes);
     }
 
+    /** @return 0: one runtime is one rank. */
+    @Override
+    public int rank()
+    {
+        return 0;
+    }
+
+    /** @return 1. */
+    @Override
+    public int ranks()
+    {
+        return 1;
+    }
+
+    /** {@link #data(String, int)}, for programs written against {@link TaskRuntime}; {@code owner} must be 0. */
+    @Override
+    public Data data(final String tag, final int size, final int owner)
+    {
+        checkOwner(tag, owner);
+        return data(tag, size);
+    }
+
+    /** {@link #pinnedData(String, int)}, for programs written against {@link TaskRuntime}; {@code owner} must be 0. */
+    @Override
+    public Data pinnedData(final String tag, final int size, final int owner)
+    {
+        checkOwner(tag, owner);
+        return pinnedData(tag, size);
+    }
+
+    private static void checkOwner(final String tag, final int owner)
+    {
+        if (owner != 0)
+        {
+            throw new IllegalArgumentException("data '" + tag + "': owner rank " + owner + " on a single runtime, " +
+                "whose only rank is 0");
+        }
+    }
+
+    /** @return this runtime. */
+    @Override
+    public Spillway local()
+    {
+        return this;
+    }
+
     /** @return the object declared with {@code tag}, or {@code null}. */
     public Data lookup(final String tag)
     {
@@ -84,6 +130,7 @@ public final class Spillway implements AutoCloseable
     }
 
     /** Starts declaring a task named {@code name}; finish with {@link TaskBuilder#submit}. */
+    @Override
     public TaskBuilder task(final String name)
     {
         return engine.task(name);
@@ -140,6 +187,7 @@ public final class Spillway implements AutoCloseable
      *                               body threw as its cause. Every other task still ran to its end first.
      * @throws IllegalStateException if called from inside a task body of this runtime.
      */
+    @Override
     public void awaitAll()
     {
         engine.awaitAll(null);

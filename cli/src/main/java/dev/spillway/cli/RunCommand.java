@@ -11,7 +11,7 @@ import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.kernels.graph.GraphProgress;
-import dev.spillway.kernels.graph.MappedGraph;
+import dev.spillway.kernels.mmap.MappedGraph;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.rdma.Transport;

@@ -8,7 +8,8 @@ import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskBody;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskHandle;
-import dev.spillway.internal.TaskBuilderImpl;
+import dev.spillway.TaskRuntime;
+import dev.spillway.spi.TaskDeclarations;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
@@ -31,7 +32,7 @@ import java.util.concurrent.CompletableFuture;
  * Every rank must declare the same objects and submit the same tasks in the same order; a mismatch is detected when
  * a transfer carries an unexpected version or size.
  */
-public final class DistributedSpillway implements AutoCloseable
+public final class DistributedSpillway implements TaskRuntime
 {
     /** Rank running tasks that write nothing. */
     public static final int ROOT = 0;
@@ -92,13 +93,15 @@ public final class DistributedSpillway implements AutoCloseable
     }
 
     /** @return this rank. */
+    @Override
     public int rank()
     {
         return rank;
     }
 
     /** @return the number of ranks. */
-    public int size()
+    @Override
+    public int ranks()
     {
         return transport.size();
     }
@@ -110,6 +113,7 @@ public final class DistributedSpillway implements AutoCloseable
      * @param size  bytes.
      * @param owner the rank that owns it.
      */
+    @Override
     public Data data(final String tag, final int size, final int owner)
     {
         return declare(tag, size, owner, false);
@@ -119,6 +123,7 @@ public final class DistributedSpillway implements AutoCloseable
      * Declares a data object pinned in DRAM on its owner (see {@link Spillway#pinnedData}); copies on other ranks are
      * ordinary objects that may spill.
      */
+    @Override
     public Data pinnedData(final String tag, final int size, final int owner)
     {
         return declare(tag, size, owner, true);
@@ -126,10 +131,10 @@ public final class DistributedSpillway implements AutoCloseable
 
     private Data declare(final String tag, final int size, final int owner, final boolean pinned)
     {
-        if (owner < 0 || owner >= size())
+        if (owner < 0 || owner >= ranks())
         {
             throw new IllegalArgumentException("data '" + tag + "': owner rank " + owner + " is not in 0.." +
-                (size() - 1));
+                (ranks() - 1));
         }
         synchronized (submitLock)
         {
@@ -138,21 +143,27 @@ public final class DistributedSpillway implements AutoCloseable
                 throw new IllegalStateException("data '" + tag + "': too many data objects for the tag space");
             }
             final Data d = pinned && owner == rank ? local.pinnedData(tag, size) : local.data(tag, size);
-            placements.put(d, new Placement(d, owner, nextTag++, size()));
+            placements.put(d, new Placement(d, owner, nextTag++, ranks()));
             return d;
         }
     }
 
     /** Starts declaring a task; every rank must submit it, and it runs on one of them (see the class comment). */
+    @Override
     public TaskBuilder task(final String name)
     {
-        return new TaskBuilderImpl(name, this::submit);
+        return TaskDeclarations.builder(name, this::submit);
     }
 
-    /** Waits for this rank's tasks and transfers; see {@link Spillway#awaitAll()}. */
+    /**
+     * Waits for this rank's tasks and transfers, failing as {@link Spillway#awaitAll()} does (a failed rank does not
+     * wait: its peers see it lost), then for every rank to get here.
+     */
+    @Override
     public void awaitAll()
     {
         local.awaitAll();
+        barrier();
     }
 
     /** Returns once every rank called it; fails naming a lost rank. */
@@ -162,6 +173,7 @@ public final class DistributedSpillway implements AutoCloseable
     }
 
     /** @return this rank's runtime, for its counters and settings. */
+    @Override
     public Spillway local()
     {
         return local;

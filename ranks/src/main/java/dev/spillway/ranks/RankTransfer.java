@@ -1,7 +1,7 @@
 package dev.spillway.ranks;
 
 import dev.spillway.TaskContext;
-import dev.spillway.internal.AsyncTaskBody;
+import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;

@@ -171,7 +171,7 @@ class DistributedSpillwayTest
         final Data[] x = new Data[OBJECTS];
         for (int i = 0; i < OBJECTS; i++)
         {
-            x[i] = ds.data("x" + i, BYTES, i % ds.size());
+            x[i] = ds.data("x" + i, BYTES, i % ds.ranks());
         }
         for (int i = 0; i < OBJECTS; i++)
         {

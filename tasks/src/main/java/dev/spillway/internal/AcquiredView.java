@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.Acquired;
 import dev.spillway.Data;
 import dev.spillway.StallException;

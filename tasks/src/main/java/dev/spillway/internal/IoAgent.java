@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.spi.AsyncTaskBody;
 import com.lmax.disruptor.EventPoller;
 import dev.spillway.TaskFailedException;
 

@@ -5,31 +5,24 @@ import dev.spillway.Privilege;
 import dev.spillway.TaskBody;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskHandle;
+import dev.spillway.spi.TaskSubmitter;
 
 import java.util.ArrayList;
 
-/** Collects one task's declarations, checked, and hands them to a {@link Submitter}. Internal. */
+/** Collects one task's declarations, checked, and hands them to a {@link TaskSubmitter}. Internal. */
 public final class TaskBuilderImpl implements TaskBuilder
 {
-    /** Where a finished declaration goes: one runtime, or the ranks of a distributed one. */
-    @FunctionalInterface
-    public interface Submitter
-    {
-        /** @param data the declared objects, each one a runtime declared (the array's runtime type may be narrower). */
-        TaskHandle submit(String name, TaskBody body, Data[] data, Privilege[] privileges, int priority);
-    }
-
     private static final DataRef[] NO_REFS = {};
     private static final Privilege[] NO_PRIVILEGES = {};
 
-    private final Submitter submitter;
+    private final TaskSubmitter submitter;
     private final String name;
     private ArrayList<DataRef> refs;
     private ArrayList<Privilege> privileges;
     private int priority;
 
     /** @param name the task's name, not empty. */
-    public TaskBuilderImpl(final String name, final Submitter submitter)
+    public TaskBuilderImpl(final String name, final TaskSubmitter submitter)
     {
         if (name == null || name.isEmpty())
         {

@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.IoOrder;
 import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;

@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.io.CrashPoints;
 import net.openhft.affinity.AffinityLock;
 import org.HdrHistogram.SingleWriterRecorder;

@@ -6,6 +6,7 @@ import dev.spillway.Spillway;
 import dev.spillway.SpillwayStats;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskFailedException;
+import dev.spillway.TaskRuntime;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.RankStats;
 
@@ -14,27 +15,18 @@ import java.util.concurrent.atomic.AtomicLong;
 /** A {@link TileGraph} on the Spillway engine: tiles are {@link Data} objects and tasks are engine tasks. */
 public final class EngineGraph implements TileGraph
 {
+    private final TaskRuntime runtime;
     private final Spillway spillway;
-    private final DistributedSpillway ranks;
     private final AtomicLong submitted = new AtomicLong();
 
-    /** @param spillway the runtime to run on; {@link #close()} closes it. */
-    public EngineGraph(final Spillway spillway)
-    {
-        this.spillway = spillway;
-        this.ranks = null;
-    }
-
     /**
-     * A graph spanning the ranks of {@code ranks}: tiles are placed by their {@link Home}, and {@link #awaitAll()}
-     * is collective (every rank waits for its tasks, then for the others).
-     *
-     * @param ranks this rank's runtime; {@link #close()} closes it, not its transport.
+     * @param runtime one runtime, or this rank of several: tiles are placed by their {@link Home}, and
+     *                {@link #awaitAll()} is then collective. {@link #close()} closes it (not a rank's transport).
      */
-    public EngineGraph(final DistributedSpillway ranks)
+    public EngineGraph(final TaskRuntime runtime)
     {
-        this.spillway = ranks.local();
-        this.ranks = ranks;
+        this.runtime = runtime;
+        this.spillway = runtime.local();
     }
 
     @Override
@@ -58,21 +50,19 @@ public final class EngineGraph implements TileGraph
     @Override
     public Tile tile(final String tag, final int bytes, final Home home)
     {
-        return new EngineTile(ranks == null ? spillway.data(tag, bytes) :
-            ranks.data(tag, bytes, home.rank(ranks.size())));
+        return new EngineTile(runtime.data(tag, bytes, home.rank(runtime.ranks())));
     }
 
     @Override
     public Tile pinnedTile(final String tag, final int bytes, final Home home)
     {
-        return new EngineTile(ranks == null ? spillway.pinnedData(tag, bytes) :
-            ranks.pinnedData(tag, bytes, home.rank(ranks.size())));
+        return new EngineTile(runtime.pinnedData(tag, bytes, home.rank(runtime.ranks())));
     }
 
     @Override
     public TileTaskBuilder task(final String name)
     {
-        return new Builder(ranks == null ? spillway.task(name) : ranks.task(name));
+        return new Builder(runtime.task(name));
     }
 
     /**
@@ -84,11 +74,7 @@ public final class EngineGraph implements TileGraph
     @Override
     public void awaitAll()
     {
-        spillway.awaitAll();
-        if (ranks != null)
-        {
-            ranks.barrier();
-        }
+        runtime.awaitAll();
     }
 
     /** Tasks submitted through this graph; tasks finished and NVMe traffic from {@link Spillway#stats()}. */
@@ -127,7 +113,7 @@ public final class EngineGraph implements TileGraph
     /** @return what this rank ran and moved, or null on one rank. */
     public RankStats rankStats()
     {
-        return ranks == null ? null : ranks.stats();
+        return runtime instanceof DistributedSpillway ranks ? ranks.stats() : null;
     }
 
     /**
@@ -144,14 +130,7 @@ public final class EngineGraph implements TileGraph
     @Override
     public void close()
     {
-        if (ranks != null)
-        {
-            ranks.close();
-        }
-        else
-        {
-            spillway.close();
-        }
+        runtime.close();
     }
 
     private static Data data(final Tile tile)

@@ -9,7 +9,7 @@ import dev.spillway.kernels.blas.JavaBlas;
 import dev.spillway.kernels.blas.OpenBlas;
 import dev.spillway.kernels.blas.TileBlas;
 import dev.spillway.kernels.graph.EngineGraph;
-import dev.spillway.kernels.graph.MappedGraph;
+import dev.spillway.kernels.mmap.MappedGraph;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 import org.junit.jupiter.api.Assumptions;

@@ -14,7 +14,7 @@ class EngineGraphTest extends TileGraphContract
     private static final long BUDGET = 112 << 10;
 
     @Override
-    TileGraph open(final Path dir)
+    protected TileGraph open(final Path dir)
     {
         return new EngineGraph(Spillway.builder().workers(2).dramBudget(BUDGET).storeDir(dir)
             .storeSizing(256, 64 << 10).build());

@@ -29,13 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * task, so they surface through {@link TileGraph#awaitAll()}.
  */
 @Timeout(30)
-abstract class TileGraphContract
+public abstract class TileGraphContract
 {
     @TempDir
-    Path dir;
+    protected Path dir;
 
     /** @return a fresh graph whose files live under {@code dir}. */
-    abstract TileGraph open(Path dir);
+    protected abstract TileGraph open(Path dir);
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 4})
@@ -244,7 +244,7 @@ abstract class TileGraphContract
         }
     }
 
-    static byte[] copyOut(final TileGraph graph, final Tile tile)
+    protected static byte[] copyOut(final TileGraph graph, final Tile tile)
     {
         final byte[] out = new byte[tile.size()];
         graph.task("copy out " + tile.tag()).read(tile).submit(a -> a.buffer(tile).get(0, out));
@@ -271,13 +271,13 @@ abstract class TileGraphContract
         assertEquals(tile.size(), b.limit(), tile.tag() + " limit");
     }
 
-    static void fill(final ByteBuffer b, final long seed)
+    protected static void fill(final ByteBuffer b, final long seed)
     {
         final byte[] p = pattern(b.limit(), seed);
         b.put(0, p);
     }
 
-    static byte[] pattern(final int size, final long seed)
+    protected static byte[] pattern(final int size, final long seed)
     {
         final byte[] p = new byte[size];
         long x = seed * 0x9E3779B97F4A7C15L + 1;

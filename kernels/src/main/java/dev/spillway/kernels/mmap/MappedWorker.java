@@ -1,5 +1,7 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
+import dev.spillway.kernels.graph.Tile;
+import dev.spillway.kernels.graph.TileAccess;
 import dev.spillway.Privilege;
 import dev.spillway.PrivilegeViolationException;
 import dev.spillway.TaskFailedException;

@@ -1,5 +1,8 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
+import dev.spillway.kernels.graph.Tile;
+import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.kernels.graph.TileGraphContract;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -19,7 +22,7 @@ class MappedGraphTest extends TileGraphContract
     private static final long CHUNK = 64 << 10;
 
     @Override
-    TileGraph open(final Path dir)
+    protected TileGraph open(final Path dir)
     {
         return new MappedGraph(dir, 2, CHUNK);
     }

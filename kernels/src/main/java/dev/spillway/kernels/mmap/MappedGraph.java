@@ -1,5 +1,10 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
+import dev.spillway.kernels.graph.Tile;
+import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.kernels.graph.TileTaskBuilder;
+import dev.spillway.kernels.graph.TileBody;
+import dev.spillway.kernels.graph.GraphProgress;
 import dev.spillway.Privilege;
 import dev.spillway.StallException;
 import dev.spillway.TaskFailedException;

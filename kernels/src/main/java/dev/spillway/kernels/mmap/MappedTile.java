@@ -1,5 +1,6 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
+import dev.spillway.kernels.graph.Tile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

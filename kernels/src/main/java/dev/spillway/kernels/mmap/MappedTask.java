@@ -1,5 +1,6 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
+import dev.spillway.kernels.graph.TileBody;
 import dev.spillway.Privilege;
 
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.spillway.kernels.graph;
+package dev.spillway.kernels.mmap;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;

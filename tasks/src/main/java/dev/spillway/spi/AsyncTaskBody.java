@@ -1,4 +1,4 @@
-package dev.spillway.internal;
+package dev.spillway.spi;
 
 import dev.spillway.TaskBody;
 import dev.spillway.TaskContext;
@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A task body that starts work completing elsewhere, such as a transfer to another rank. The worker only starts it;
  * the task keeps its objects resident and finishes when the future does, so no worker waits on the network.
- * Internal: used by the distributed runtime.
+ * Used by the distributed runtime.
  */
 public interface AsyncTaskBody extends TaskBody
 {
