@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every public call checks its arguments where it is made, with a message that names the argument. */
-@Timeout(60)
+@Timeout(600)
 class ArgumentCheckTest
 {
     private static final int SIZE = 8 << 10;

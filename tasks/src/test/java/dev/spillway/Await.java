@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 /**
  * Waits for an event the test can observe (a counter, a wait reason, a thread state) instead of sleeping for a
  * guessed time. The limit is only a safety net, sized for a machine ten times slower than a quiet laptop and kept
- * under the test classes' {@code @Timeout(60)}, so that a hang reports what it waited for, not JUnit's timeout.
+ * under the test classes' {@code @Timeout(600)}, so that a hang reports what it waited for, not JUnit's timeout.
  */
 final class Await
 {

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Each kind of bad input gets a clear error naming the culprit, and nothing else is lost. */
-@Timeout(60)
+@Timeout(600)
 class BadInputTest
 {
     private static final int SIZE = 16 << 10;

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** close() drains or cancels as documented, and says which; it removes the spill files. */
-@Timeout(60)
+@Timeout(600)
 class CloseTest
 {
     private static final int SIZE = 8 << 10;

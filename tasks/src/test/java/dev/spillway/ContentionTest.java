@@ -12,7 +12,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Tasks that together need far more than the budget must all finish: admission is all-or-nothing. */
-@Timeout(60)
+@Timeout(600)
 class ContentionTest
 {
     private static final int SIZE = 64 << 10;
@@ -49,7 +49,7 @@ class ContentionTest
             {
                 t.join();
             }
-            sw.awaitAll(Duration.ofSeconds(50));
+            sw.awaitAll(Duration.ofSeconds(500));
             for (final Data c : counters)
             {
                 assertEquals(5L * steps, java.nio.ByteBuffer.wrap(Runtimes.copyOut(sw, c))
@@ -86,7 +86,7 @@ class ContentionTest
                         buf.putLong(0, buf.getLong(0) + ctx.buffer(a).getLong(8));
                     }));
                 }
-                sw.awaitAll(Duration.ofSeconds(50));
+                sw.awaitAll(Duration.ofSeconds(500));
                 for (final TaskHandle h : handles)
                 {
                     h.join();

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * task 2 uses d4-d6 and task 3 uses d5, d7, d8 (tasks 2 and 3 share d5 for reading). Every eviction writes (all
  * objects are dirty, policy d off). FIFO moves 16 objects, fewest-in-NVMe-first moves 10.
  */
-@Timeout(60)
+@Timeout(600)
 class Figure61Test
 {
     private static final int SIZE = 4096;

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The engine emits JFR events for task runs, NVMe reads and writes, and evictions. */
-@Timeout(60)
+@Timeout(600)
 class JfrEventsTest
 {
     private static final int SIZE = 8 << 10;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Prefetch reads blocked tasks' inputs into free DRAM; write-behind cleans dirty objects while the IO thread idles. */
-@Timeout(60)
+@Timeout(600)
 class LookAheadTest
 {
     private static final int SIZE = 16 << 10;

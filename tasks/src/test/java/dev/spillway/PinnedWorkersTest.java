@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Pinning workers with OpenHFT Affinity (off by default) runs the same graph; CPUs that cannot be had are skipped. */
-@Timeout(60)
+@Timeout(600)
 class PinnedWorkersTest
 {
     @TempDir

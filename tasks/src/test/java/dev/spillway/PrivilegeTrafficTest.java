@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** READ-only data is never written back; WRITE and SCRATCH data are never read from NVMe. */
-@Timeout(60)
+@Timeout(600)
 class PrivilegeTrafficTest
 {
     private static final int SIZE = 32 << 10;

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Finished tasks are not kept reachable by the objects they used, with or without look-ahead. */
-@Timeout(60)
+@Timeout(600)
 class RetentionTest
 {
     @TempDir
@@ -27,6 +28,7 @@ class RetentionTest
             {
                 final Data d = sw.data("counter", 64);
                 sw.task("init").write(d).submit(ctx -> ctx.buffer(d).putLong(0, 0));
+                final ReferenceQueue<TaskHandle> collected = new ReferenceQueue<>();
                 final List<WeakReference<TaskHandle>> early = new ArrayList<>();
                 for (int i = 0; i < 20_000; i++)
                 {
@@ -37,7 +39,7 @@ class RetentionTest
                     });
                     if (i < 1000)
                     {
-                        early.add(new WeakReference<>(h));
+                        early.add(new WeakReference<>(h, collected));
                     }
                 }
                 sw.awaitAll();
@@ -45,7 +47,14 @@ class RetentionTest
                 for (int gc = 0; gc < 100 && alive > 1; gc++)
                 {
                     System.gc();
-                    Thread.sleep(100);
+                    // The GC enqueues what it cleared; wait for that event (bounded), then count what is left.
+                    if (collected.remove(1000) != null)
+                    {
+                        while (collected.poll() != null)
+                        {
+                            // drain
+                        }
+                    }
                     alive = early.stream().filter(r -> r.get() != null).count();
                 }
                 assertTrue(alive <= 1, alive + " of 1000 finished tasks still reachable (prefetch " + prefetch + ")");

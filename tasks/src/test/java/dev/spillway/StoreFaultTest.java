@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Faults of the NVMe tier, seen through the engine: a corrupted block and a full disk. */
-@Timeout(60)
+@Timeout(600)
 class StoreFaultTest
 {
     private static final int SIZE = 16 << 10;

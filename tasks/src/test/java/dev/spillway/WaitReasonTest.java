@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every wait can say what it waits for; a timed wait that expires says it too. */
-@Timeout(60)
+@Timeout(600)
 class WaitReasonTest
 {
     private static final int SIZE = 8 << 10;

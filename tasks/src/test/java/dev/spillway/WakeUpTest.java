@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A worker running a long task does not count as idle: a new task wakes a sleeping worker at once. */
-@Timeout(60)
+@Timeout(600)
 class WakeUpTest
 {
     @TempDir

@@ -35,7 +35,7 @@ class RankKillTest
     /** Reached by a rank inside the send of a distributed transfer (io.CrashPoints, added with the distributed run). */
     static final String SEND_POINT = dev.spillway.io.CrashPoints.TRANSFER_SEND;
     static final int HIT = 2;
-    static final Duration BOUND = Duration.ofSeconds(60);
+    static final Duration BOUND = Duration.ofSeconds(300);
     private static final Duration START_LIMIT = Duration.ofSeconds(120);
 
     @TempDir

@@ -88,7 +88,7 @@ class DistributedSpillwayTest
     @Test
     void aLostPeerFailsTheTasksWaitingForItNamingTheRank() throws Exception
     {
-        try (InProcessFabric fabric = new InProcessFabric(2, Duration.ofSeconds(20)))
+        try (InProcessFabric fabric = new InProcessFabric(2, Duration.ofSeconds(200)))
         {
             final ExecutorService pool = Executors.newSingleThreadExecutor();
             final CountDownLatch waiting = new CountDownLatch(1);
@@ -100,7 +100,7 @@ class DistributedSpillwayTest
                     ds.task("write far").write(far).submit(ctx -> { });
                     final TaskHandle sink = ds.task("read far").read(far).submit(ctx -> { });
                     waiting.countDown();
-                    return assertThrows(TaskFailedException.class, () -> sink.join(Duration.ofSeconds(30)));
+                    return assertThrows(TaskFailedException.class, () -> sink.join(Duration.ofSeconds(300)));
                 }
             });
             // Kill rank 1 once rank 0 has a task waiting for it (rank 1 never answers), not after a guessed delay.
@@ -126,7 +126,7 @@ class DistributedSpillwayTest
             final TaskHandle h = ds.task("read a").read(a).submit(ctx -> { });
             try
             {
-                h.join(Duration.ofSeconds(30));
+                h.join(Duration.ofSeconds(300));
                 out[0] = "joined";
             }
             catch (final TaskFailedException e)
@@ -249,7 +249,7 @@ class DistributedSpillwayTest
     private List<Outcome> run(final int size, final long budget, final BiConsumer<DistributedSpillway, String[]> body)
         throws Exception
     {
-        try (InProcessFabric fabric = new InProcessFabric(size, Duration.ofSeconds(20)))
+        try (InProcessFabric fabric = new InProcessFabric(size, Duration.ofSeconds(200)))
         {
             final ExecutorService pool = Executors.newFixedThreadPool(size);
             try

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class TransportContract
 {
     static final int RANKS = 3;
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    static final Duration TIMEOUT = Duration.ofSeconds(100);
     static final Duration SHORT_TIMEOUT = Duration.ofMillis(600);
 
     private final List<Transport> opened = new ArrayList<>();

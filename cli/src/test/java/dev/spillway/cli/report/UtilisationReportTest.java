@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The utilisation page of hand-written, engine-written, large and broken Chrome traces. */
-@Timeout(60)
+@Timeout(600)
 class UtilisationReportTest
 {
     private static final Pattern BAR = Pattern.compile("M[\\d.]+ [\\d.]+h([\\d.]+)v([\\d.]+)h-[\\d.]+z");

@@ -71,7 +71,7 @@ class DistributedKernelsTest
         }
         assertTrue(single.verification().verified(), single.toString());
 
-        try (InProcessFabric fabric = new InProcessFabric(ranks, Duration.ofSeconds(60)))
+        try (InProcessFabric fabric = new InProcessFabric(ranks, Duration.ofSeconds(600)))
         {
             final ExecutorService pool = Executors.newFixedThreadPool(ranks);
             try

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What every {@link TileGraph} must do, run against each implementation. Assertions inside task bodies fail the
  * task, so they surface through {@link TileGraph#awaitAll()}.
  */
-@Timeout(30)
+@Timeout(600)
 public abstract class TileGraphContract
 {
     @TempDir

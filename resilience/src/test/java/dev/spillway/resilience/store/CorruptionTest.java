@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * logs it, and falls back to the older generation. With checksums off (the negative control) the same bit flip
  * goes through, which shows these tests can fail.
  */
-@Timeout(60)
+@Timeout(600)
 class CorruptionTest
 {
     private static final byte[] A0 = bytes(10, 20_000);

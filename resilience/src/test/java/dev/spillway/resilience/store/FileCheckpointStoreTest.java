@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Save, commit, restore, inheritance and collection of the file checkpoint store, without faults. */
-@Timeout(60)
+@Timeout(600)
 class FileCheckpointStoreTest
 {
     @TempDir
