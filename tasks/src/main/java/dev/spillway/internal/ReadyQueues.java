@@ -19,7 +19,7 @@ final class ReadyQueues
     private final WakeableIdleStrategy[] idle;
     private int wakeCursor;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     ReadyQueues(final int workers, final boolean shared, final long maxParkNanos)
     {
         queues = new MessagePassingQueue[shared ? 1 : workers];
