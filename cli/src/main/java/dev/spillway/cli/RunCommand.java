@@ -60,8 +60,8 @@ final class RunCommand implements Callable<Integer>
         description = "DRAM budget: bytes (512m) or a percentage of the data (12.5%%) (default: ${DEFAULT-VALUE}).")
     private DramSize dram;
 
-    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " + RunChecks.WORKERS_PER_PROCESSOR +
-        " per available processor (default: available processors).")
+    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " +
+        RunChecks.WORKERS_PER_PROCESSOR + " per available processor (default: available processors).")
     private Integer workers;
 
     @Option(names = "--policy", paramLabel = "f|a|p[,s][,d]", description = "IO policy letters (default: p,s,d " +
