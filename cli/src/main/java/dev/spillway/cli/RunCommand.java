@@ -1,19 +1,12 @@
 package dev.spillway.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
-import dev.spillway.kernels.KernelRunner;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.graph.EngineGraph;
-import dev.spillway.kernels.graph.GraphProgress;
-import dev.spillway.kernels.mmap.MappedGraph;
-import dev.spillway.kernels.graph.TileGraph;
-import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.rdma.Transport;
 import dev.spillway.cli.report.UtilisationReport;
 import picocli.CommandLine.Command;
@@ -24,7 +17,6 @@ import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.interval.MtbfEstimator;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -51,15 +43,11 @@ final class RunCommand implements Callable<Integer>
     static final long CANCEL_MS = 10_000;
     static final long REMOVE_MS = 5_000;
 
-    /**
-     * At most this many workers per available processor. Idle workers wake every millisecond to look for work
-     * ({@code idleMaxParkNanos}), so hundreds of them on a few cores starve the busy ones and the IO thread: with 1000
-     * workers on 2 processors LU still progressed, but a millisecond task took 40 s.
-     */
-    static final int WORKERS_PER_PROCESSOR = 8;
-
     @Spec
     private CommandSpec spec;
+
+    /** The refusals before the run, naming this command line; set when the command is called. */
+    private RunChecks checks;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -72,8 +60,8 @@ final class RunCommand implements Callable<Integer>
         description = "DRAM budget: bytes (512m) or a percentage of the data (12.5%%) (default: ${DEFAULT-VALUE}).")
     private DramSize dram;
 
-    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " + WORKERS_PER_PROCESSOR +
-        " per available processor (default: available processors).")
+    @Option(names = "--workers", paramLabel = "W", description = "Worker threads, 1 to " +
+        RunChecks.WORKERS_PER_PROCESSOR + " per available processor (default: available processors).")
     private Integer workers;
 
     @Option(names = "--policy", paramLabel = "f|a|p[,s][,d]", description = "IO policy letters (default: p,s,d " +
@@ -132,20 +120,17 @@ final class RunCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        checks = new RunChecks(spec.commandLine());
         final String kernelKey = kernelName.toLowerCase(java.util.Locale.ROOT);
         problem.check(kernelKey, spec.commandLine());
-        if (!baseline.matches("none|incore|mmap"))
-        {
-            throw new ParameterException(spec.commandLine(), "--baseline must be none, incore " +
-                "or mmap; got '" + baseline + "'");
-        }
+        checks.baseline(baseline);
         final boolean distributed = RankEnvironment.present(System.getenv());
         if (distributed)
         {
-            refuseOnRanks();
+            checks.onRanks(unsupportedOnRanks());
         }
-        final int w = workers();
-        checkCheckpointDir();
+        final int w = checks.workers(workers);
+        checks.checkpointDir(checkpointDir);
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
@@ -170,13 +155,13 @@ final class RunCommand implements Callable<Integer>
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
-        final SpillArea area = spillArea();
+        final SpillArea area = checks.spillArea(dir);
         try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
             () -> remove(area)))
         {
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks);
-            require(disk.problem(Files.getFileStore(base).getUsableSpace()));
+            checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
             return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
         }
     }
@@ -203,47 +188,29 @@ final class RunCommand implements Callable<Integer>
 
         System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
                 "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
-            shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
+            RunSummary.shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
             percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
             base, ByteSize.human(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
-        final RunResult result;
-        CheckpointReport checkpoints = null;
+        final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            final RankFigures figures;
-            try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
-                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
-            {
-                require(dramCheck.problem(graph::dramCharge));
-                result = runWithProgress(kernel, graph, "rank " + rank, !noVerify);
-                figures = RankFigures.of(result, graph.rankStats());
-            }
-            final java.util.List<RankFigures> all = RankFigures.gather(transport, figures);
-            if (rank != DistributedSpillway.ROOT)
-            {
-                System.err.println("spillway: " + figures.describe());
-                return 0;
-            }
-            final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, null);
-            RankFigures.put(all, out);
-            print(kernel, result, null);
-            System.out.print(RankFigures.describe(all));
-            writeJson(out);
-            return verdict(result);
+            return RankRun.run(transport, config, dramCheck, checks, summary, !noVerify, json);
         }
+        final RunResult result;
+        CheckpointReport checkpoints = null;
         if ("mmap".equals(graphKind))
         {
-            result = runMapped(kernel, area, w, "mmap", !noVerify);
+            result = GraphRuns.mapped(kernel, area, w, "mmap", !noVerify);
         }
         else
         {
             try (EngineGraph graph = new EngineGraph(config.build());
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
-                require(dramCheck.problem(graph::dramCharge));
-                result = runWithProgress(kernel, graph, "spillway", !noVerify);
+                checks.require(dramCheck.problem(graph::dramCharge));
+                result = GraphRuns.withProgress(kernel, graph, "spillway", !noVerify);
                 System.err.println("spillway: " + graph.stats());
                 checkpoints = graph.checkpointReport();
             }
@@ -253,17 +220,17 @@ final class RunCommand implements Callable<Integer>
         {
             baselineResult = runBaseline(kernelKey, blas, budget, w, area, disk);
         }
-        final Map<String, Object> out = summary(kernel, budget, w, letters, blas, result, baselineResult);
+        final Map<String, Object> out = summary.json(result, baselineResult);
         if (checkpoints != null && checkpoints.enabled())
         {
             CheckpointSummary.put(checkpoints, out);
         }
-        print(kernel, result, baselineResult);
+        summary.print(result, baselineResult);
         if (checkpoints != null && checkpoints.enabled())
         {
             System.out.print(CheckpointSummary.describe(checkpoints));
         }
-        writeJson(out);
+        RunSummary.write(json, out);
         if (report != null)
         {
             final Map<String, String> lines = new LinkedHashMap<>();
@@ -272,7 +239,7 @@ final class RunCommand implements Callable<Integer>
             Files.deleteIfExists(trace);
             System.err.println("spillway: report written to " + report);
         }
-        return verdict(result);
+        return RunSummary.verdict(result);
     }
 
     /** On an interrupt: removes what the run put in {@code --dir}; nothing can be reported any more. */
@@ -288,69 +255,11 @@ final class RunCommand implements Callable<Integer>
         }
     }
 
-    private void writeJson(final Map<String, Object> out) throws IOException
+    /** @return the first option given that one rank of a distributed run cannot do yet, or null. */
+    private String unsupportedOnRanks()
     {
-        if (json != null)
-        {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
-        }
-    }
-
-    private static int verdict(final RunResult result)
-    {
-        if (result.verification() != null && !result.verification().verified())
-        {
-            System.err.println("spillway: verification FAILED: residual " + result.verification().residual() +
-                " > " + result.verification().tolerance());
-            return 1;
-        }
-        return 0;
-    }
-
-    /** Refuses (exit 2) a {@code --checkpoint-dir} that cannot be created or written, naming it and why. */
-    private void checkCheckpointDir()
-    {
-        final String why = checkpointDir == null ? null : Dirs.whyUnwritable(checkpointDir);
-        if (why != null)
-        {
-            throw new ParameterException(spec.commandLine(), "--checkpoint-dir " + checkpointDir + " cannot hold " +
-                "checkpoints: " + why + "; choose a directory this user can create and write");
-        }
-    }
-
-    /** @return {@code --workers}, or the processors; refused (exit 2) outside 1 to 8 per processor. */
-    private int workers()
-    {
-        final int processors = Runtime.getRuntime().availableProcessors();
-        if (workers == null)
-        {
-            return processors;
-        }
-        if (workers < 1)
-        {
-            throw new ParameterException(spec.commandLine(), "--workers must be at least 1, got " + workers);
-        }
-        final int limit = WORKERS_PER_PROCESSOR * processors;
-        if (workers > limit)
-        {
-            throw new ParameterException(spec.commandLine(), "--workers " + workers + " is more than " +
-                WORKERS_PER_PROCESSOR + " per available processor (" + processors + " here): idle workers wake " +
-                "every millisecond to look for work, so that many starve the busy ones and the IO thread, and the run " +
-                "crawls; use --workers " + limit + " or fewer (default: " + processors + ")");
-        }
-        return workers;
-    }
-
-    /** What one rank of a distributed run cannot do yet, refused before it joins the job. */
-    private void refuseOnRanks()
-    {
-        final String refused = !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
+        return !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
             checkpointDir != null ? "--checkpoint-dir" : report != null ? "--report" : null;
-        if (refused != null)
-        {
-            throw new ParameterException(spec.commandLine(), refused + " is not supported on " +
-                "several ranks (SPILLWAY_RANK is set); run it on one rank");
-        }
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,
@@ -367,7 +276,7 @@ final class RunCommand implements Callable<Integer>
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel baseline", CANCEL_MS,
                     graph::cancel))
             {
-                return runWithProgress(again, graph, "in-core baseline", false);
+                return GraphRuns.withProgress(again, graph, "in-core baseline", false);
             }
         }
         if (!MemoryCgroup.insideLimitedCgroup())
@@ -375,135 +284,11 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: note: the mmap baseline runs without a memory cap here, so the page cache " +
                 "may hold all the data; `spillway bench kernels` caps it with a cgroup");
         }
-        return runMapped(again, area, w, "mmap baseline", false);
-    }
-
-    private static RunResult runMapped(final Kernel kernel, final SpillArea area, final int w, final String label,
-        final boolean verify) throws IOException
-    {
-        final Path mapped = area.temporary("mmap-");
-        try (MappedGraph graph = new MappedGraph(mapped, w))
-        {
-            return runWithProgress(kernel, graph, label, verify);
-        }
-        finally
-        {
-            Dirs.deleteTree(mapped);
-        }
-    }
-
-    private static RunResult runWithProgress(final Kernel kernel, final TileGraph graph, final String label,
-        final boolean verify)
-    {
-        try (Progress progress = Progress.start(label + " " + kernel.name(), kernel.computeTasks()))
-        {
-            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)));
-        }
-    }
-
-    private static String traffic(final GraphProgress p)
-    {
-        return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
-    }
-
-    /** @return {@code --dir}, created if needed and proven writable; refused (exit 2) naming the reason if not. */
-    private SpillArea spillArea()
-    {
-        try
-        {
-            return SpillArea.prepare(dir);
-        }
-        catch (final IOException e)
-        {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    /** Refuses the arguments with {@code problem}, a message naming the option at fault, unless it is null. */
-    private void require(final String problem)
-    {
-        if (problem != null)
-        {
-            throw new ParameterException(spec.commandLine(), problem);
-        }
-    }
-
-    private static String shape(final Kernel k)
-    {
-        return ("stencil".equals(k.name()) ? k.size() + " cells, block " : "n=" + k.size() + ", tile ") + k.tile();
+        return GraphRuns.mapped(again, area, w, "mmap baseline", false);
     }
 
     private static String percent(final long budget, final long data)
     {
         return String.format("%.1f%% of the data", 100.0 * budget / data);
-    }
-
-    private Map<String, Object> summary(final Kernel kernel, final long budget, final int w, final String letters,
-        final Blas.Choice blas, final RunResult r, final RunResult b)
-    {
-        final Map<String, Object> out = new LinkedHashMap<>();
-        out.put("kernel", kernel.name());
-        out.put("graph", r.graph());
-        out.put("n", kernel.size());
-        out.put("tile", kernel.tile());
-        out.put("dram_bytes", budget);
-        out.put("data_bytes", kernel.dataBytes());
-        out.put("pinned_bytes", kernel.pinnedBytes());
-        out.put("workers", w);
-        out.put("policy", letters);
-        out.put("store", store.name().toLowerCase(java.util.Locale.ROOT));
-        out.put("blas", blas.blas().name());
-        out.put("init_s", r.initSeconds());
-        out.put("time_s", r.timeSeconds());
-        out.put("gflops", rate(kernel, r));
-        out.put("work_unit", kernel.workUnit());
-        out.put("bytes_read", r.bytesRead());
-        out.put("bytes_written", r.bytesWritten());
-        out.put("verified", r.verification() != null && r.verification().verified());
-        out.put("residual", r.verification() == null ? null : r.verification().residual());
-        out.put("tolerance", r.verification() == null ? null : r.verification().tolerance());
-        out.put("verification", r.verification() == null ? null : r.verification().method());
-        out.put("result_checksum", r.checksum());
-        if (b != null)
-        {
-            final Map<String, Object> base = new LinkedHashMap<>();
-            base.put("name", baseline);
-            base.put("time_s", b.timeSeconds());
-            base.put("bytes_read", b.bytesRead());
-            base.put("bytes_written", b.bytesWritten());
-            base.put("result_checksum", b.checksum());
-            out.put("baseline", base);
-            out.put("ratio", r.timeSeconds() / b.timeSeconds());
-            out.put("bit_identical_to_baseline", r.checksum().equals(b.checksum()));
-        }
-        return out;
-    }
-
-    private static double rate(final Kernel kernel, final RunResult r)
-    {
-        return kernel.work() / r.timeSeconds() / 1e9;
-    }
-
-    private void print(final Kernel kernel, final RunResult r, final RunResult b)
-    {
-        final StringBuilder s = new StringBuilder();
-        s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%n", kernel.name(), shape(kernel),
-            r.timeSeconds(), r.initSeconds(), rate(kernel, r), kernel.workUnit()));
-        s.append(String.format("  NVMe: read %.2f GB, wrote %.2f GB during the compute phase%n", r.bytesRead() / 1e9,
-            r.bytesWritten() / 1e9));
-        if (r.verification() != null)
-        {
-            s.append(String.format("  %s: residual %.3g (tolerance %.3g), %s%n", r.verification().verified() ?
-                "verified" : "NOT VERIFIED", r.verification().residual(), r.verification().tolerance(),
-                r.verification().method()));
-        }
-        s.append("  result checksum ").append(r.checksum()).append(System.lineSeparator());
-        if (b != null)
-        {
-            s.append(String.format("  baseline %s: %.2f s; Spillway / %s = %.3f; results %s%n", baseline, b.timeSeconds(),
-                baseline, r.timeSeconds() / b.timeSeconds(), r.checksum().equals(b.checksum()) ? "bit-identical" :
-                "DIFFER (checksum " + b.checksum() + ")"));
-        }
-        System.out.print(s);
     }
 }

@@ -7,7 +7,6 @@ import dev.spillway.kernels.blas.TileBlas;
 import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
-import dev.spillway.kernels.graph.TileTaskBuilder;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -36,7 +35,8 @@ public final class Lu implements Kernel
     private final TileBlas blas;
     private final TileMatrix a;
     private final Tile[] pivots;
-    private final double[] tileSquares;
+    private final PartialPivoting pivotingSteps;
+    private final LuVerification verification;
 
     /** @param pivoting partial pivoting on a general matrix, or none on a diagonally dominant one. */
     public Lu(final int n, final int t, final boolean pivoting, final TileBlas blas)
@@ -49,8 +49,8 @@ public final class Lu implements Kernel
         this.blas = blas;
         this.a = new TileMatrix("A", n, t);
         this.pivots = new Tile[pivoting ? nt : 0];
-        this.tileSquares = new double[nt * nt];
-        java.util.Arrays.fill(tileSquares, Double.NaN);
+        this.pivotingSteps = new PartialPivoting(a, pivots, blas);
+        this.verification = new LuVerification(a, pivots, SEED, diagonalShift());
     }
 
     @Override
@@ -120,15 +120,7 @@ public final class Lu implements Kernel
         {
             stored.add(t * Integer.BYTES);
         }
-        final SampledRows sample = verificationRows();
-        for (int ti = 0; ti < nt; ti++)
-        {
-            final int rows = localRows(sample, ti * t).length;
-            for (int tb = 0; rows > 0 && tb < nt; tb++)
-            {
-                stored.add(rows * t * Double.BYTES);
-            }
-        }
+        verification.rowBufferBytes().forEach(stored::add);
         return new Footprint(largest, List.of(), stored.build().toArray());
     }
 
@@ -161,7 +153,7 @@ public final class Lu implements Kernel
                 {
                     final ByteBuffer buf = x.buffer(tile);
                     a.fill(buf, ti, tj, SEED, diagonalShift());
-                    tileSquares[ti * nt + tj] = squares(buf);
+                    verification.filled(ti, tj, buf);
                 });
             }
         }
@@ -179,7 +171,7 @@ public final class Lu implements Kernel
         {
             if (pivoting)
             {
-                panel(graph, k);
+                pivotingSteps.panel(graph, k, priority(k, k));
             }
             else
             {
@@ -190,7 +182,7 @@ public final class Lu implements Kernel
             {
                 if (pivoting && j != k)
                 {
-                    interchange(graph, k, j);
+                    pivotingSteps.interchange(graph, k, j, priority(j, k));
                 }
                 else if (!pivoting && j > k)
                 {
@@ -230,102 +222,6 @@ public final class Lu implements Kernel
             .submit(x -> blas.dgetrfNoPivot(t, t, x.buffer(akk), t));
     }
 
-    private void panel(final TileGraph graph, final int k)
-    {
-        final int m = (nt - k) * t;
-        final Tile workspace = graph.tile(String.format("panel-workspace[%03d]", k), m * t * Double.BYTES);
-        final Tile[] column = new Tile[nt - k];
-        for (int i = k; i < nt; i++)
-        {
-            column[i - k] = a.at(i, k);
-        }
-        final Tile piv = pivots[k];
-        graph.task("getrf panel " + k).readWrite(column).scratch(workspace).write(piv).priority(priority(k, k))
-            .submit(x ->
-            {
-                final ByteBuffer w = x.buffer(workspace);
-                for (int i = 0; i < column.length; i++)
-                {
-                    copyTile(x.buffer(column[i]), w, i * t, m, true);
-                }
-                final int[] ipiv = new int[t];
-                blas.dgetrf(m, t, w, m, ipiv);
-                for (int i = 0; i < column.length; i++)
-                {
-                    copyTile(x.buffer(column[i]), w, i * t, m, false);
-                }
-                final ByteBuffer p = x.buffer(piv);
-                for (int r = 0; r < t; r++)
-                {
-                    p.putInt(r * Integer.BYTES, ipiv[r]);
-                }
-            });
-    }
-
-    /** Copies a t×t tile into (or out of) rows [row0, row0 + t) of a column-major matrix with leading dimension ld. */
-    private void copyTile(final ByteBuffer tile, final ByteBuffer matrix, final int row0, final int ld, final boolean in)
-    {
-        for (int c = 0; c < t; c++)
-        {
-            final ByteBuffer from = in ? tile : matrix;
-            final ByteBuffer to = in ? matrix : tile;
-            final int tileAt = c * t * Double.BYTES;
-            final int matrixAt = (c * ld + row0) * Double.BYTES;
-            to.put(in ? matrixAt : tileAt, from, in ? tileAt : matrixAt, t * Double.BYTES);
-        }
-    }
-
-    private void interchange(final TileGraph graph, final int k, final int j)
-    {
-        final Tile[] column = new Tile[nt - k];
-        for (int i = k; i < nt; i++)
-        {
-            column[i - k] = a.at(i, j);
-        }
-        final Tile piv = pivots[k];
-        final Tile akk = a.at(k, k);
-        final boolean solve = j > k;
-        final TileTaskBuilder task = graph.task((solve ? "laswp+trsm " : "laswp ") + a.at(k, j).tag())
-            .readWrite(column).read(piv).priority(priority(j, k));
-        if (solve)
-        {
-            task.read(akk);
-        }
-        task.submit(x ->
-        {
-            final ByteBuffer p = x.buffer(piv);
-            final ByteBuffer[] tiles = new ByteBuffer[column.length];
-            for (int i = 0; i < tiles.length; i++)
-            {
-                tiles[i] = x.buffer(column[i]);
-            }
-            for (int r = 0; r < t; r++)
-            {
-                final int other = p.getInt(r * Integer.BYTES);
-                if (other != r)
-                {
-                    swapRows(tiles[0], r, tiles[other / t], other % t);
-                }
-            }
-            if (solve)
-            {
-                blas.dtrsm(true, true, false, true, t, t, 1.0, x.buffer(akk), t, tiles[0], t);
-            }
-        });
-    }
-
-    private void swapRows(final ByteBuffer x, final int rx, final ByteBuffer y, final int ry)
-    {
-        for (int c = 0; c < t; c++)
-        {
-            final int ix = (c * t + rx) << 3;
-            final int iy = (c * t + ry) << 3;
-            final double v = x.getDouble(ix);
-            x.putDouble(ix, y.getDouble(iy));
-            y.putDouble(iy, v);
-        }
-    }
-
     @Override
     public long computeTasks()
     {
@@ -350,200 +246,11 @@ public final class Lu implements Kernel
         return "GFLOP/s";
     }
 
-    /**
-     * Checks {@code ‖PA − LU‖_F / (‖A‖_F·n·ε)}: rows of L·U are formed by tasks that read L and U tile by tile, and
-     * rows of P·A are regenerated. Small orders check every row; larger ones sample rows of the last tile row, which
-     * every elimination step touched. With a sample S the norm is scaled by sqrt(n/|S|).
-     */
+    /** Checks {@code ‖PA − LU‖_F / (‖A‖_F·n·ε)} over all rows or a sample (see {@code LuVerification}). */
     @Override
     public Verification verify(final TileGraph graph)
     {
-        final SampledRows sample = verificationRows();
-        final int[] permutation = permutation(graph);
-        final double[][] lu = new double[sample.count()][n];
-        for (int ti = 0; ti < nt; ti++)
-        {
-            final int row0 = ti * t;
-            final int[] local = localRows(sample, row0);
-            if (local.length == 0)
-            {
-                continue;
-            }
-            for (int tb = 0; tb < nt; tb++)
-            {
-                rowsOfProduct(graph, ti, tb, local, lu, firstIndex(sample, row0));
-            }
-        }
-        graph.awaitAll();
-
-        double diff2 = 0;
-        for (int r = 0; r < sample.count(); r++)
-        {
-            final long source = permutation[sample.rows[r]];
-            for (int col = 0; col < n; col++)
-            {
-                final double pa = TileMatrix.entry(SEED, source, col) + (source == col ? diagonalShift() : 0.0);
-                final double d = pa - lu[r][col];
-                diff2 += d * d;
-            }
-        }
-        double norm2 = 0;
-        ByteBuffer regenerated = null;
-        for (int i = 0; i < tileSquares.length; i++)
-        {
-            if (Double.isNaN(tileSquares[i]))
-            {
-                regenerated = regenerated != null ? regenerated : ByteBuffer.allocate(t * t * Double.BYTES)
-                    .order(java.nio.ByteOrder.nativeOrder());
-                a.fill(regenerated, i / nt, i % nt, SEED, diagonalShift());
-                tileSquares[i] = squares(regenerated);
-            }
-            norm2 += tileSquares[i];
-        }
-        final double residual = Math.sqrt(diff2 * n / sample.count()) / (Math.sqrt(norm2) * n * Math.ulp(1.0));
-        return new Verification(residual <= 1.0, residual, 1.0,
-            "‖PA − LU‖_F / (‖A‖_F·n·ε) over " + sample.describe(n) + (sample.count() < n ? " of the last tile row" : ""));
-    }
-
-    /** @return the rows {@link #verify} checks. */
-    private SampledRows verificationRows()
-    {
-        return SampledRows.of(n, n <= SampledRows.ALL_ROWS_UP_TO ? 0 : (nt - 1) * t, 11);
-    }
-
-    /** Sum of squares of a tile; a restarted run regenerates those of the fill tasks its checkpoint skipped. */
-    private double squares(final ByteBuffer buf)
-    {
-        double sum = 0;
-        for (int e = 0; e < t * t; e++)
-        {
-            final double v = buf.getDouble(e << 3);
-            sum += v * v;
-        }
-        return sum;
-    }
-
-    private int[] permutation(final TileGraph graph)
-    {
-        final int[] perm = new int[n];
-        for (int i = 0; i < n; i++)
-        {
-            perm[i] = i;
-        }
-        if (!pivoting)
-        {
-            return perm;
-        }
-        final int[][] ipiv = new int[nt][t];
-        for (int k = 0; k < nt; k++)
-        {
-            final Tile piv = pivots[k];
-            final int step = k;
-            graph.task("verify " + piv.tag()).read(piv).submit(x ->
-            {
-                for (int r = 0; r < t; r++)
-                {
-                    ipiv[step][r] = x.buffer(piv).getInt(r * Integer.BYTES);
-                }
-            });
-        }
-        graph.awaitAll();
-        for (int k = 0; k < nt; k++)
-        {
-            for (int r = 0; r < t; r++)
-            {
-                final int x = k * t + r;
-                final int y = k * t + ipiv[k][r];
-                final int swap = perm[x];
-                perm[x] = perm[y];
-                perm[y] = swap;
-            }
-        }
-        return perm;
-    }
-
-    private int[] localRows(final SampledRows sample, final int row0)
-    {
-        return java.util.Arrays.stream(sample.rows).filter(r -> r >= row0 && r < row0 + t).map(r -> r - row0).toArray();
-    }
-
-    private int firstIndex(final SampledRows sample, final int row0)
-    {
-        int i = 0;
-        while (sample.rows[i] < row0)
-        {
-            i++;
-        }
-        return i;
-    }
-
-    /** Adds L[rows of tile row ti, :]·U[:, tile column tb] into {@code lu}, one task per inner tile a. */
-    private void rowsOfProduct(final TileGraph graph, final int ti, final int tb, final int[] local, final double[][] lu,
-        final int first)
-    {
-        final Tile acc = graph.tile(String.format("verify-LU[%03d,%03d]", ti, tb), local.length * t * Double.BYTES);
-        graph.task("verify zero " + acc.tag()).write(acc).submit(x ->
-        {
-            final ByteBuffer buf = x.buffer(acc);
-            for (int e = 0; e < local.length * t; e++)
-            {
-                buf.putDouble(e << 3, 0.0);
-            }
-        });
-        for (int ta = 0; ta <= Math.min(ti, tb); ta++)
-        {
-            final Tile lTile = a.at(ti, ta);
-            final Tile uTile = a.at(ta, tb);
-            final boolean diagonalL = ta == ti;
-            final boolean diagonalU = ta == tb;
-            final TileTaskBuilder task = graph.task("verify " + lTile.tag() + "·" + uTile.tag()).readWrite(acc).read(lTile);
-            if (uTile != lTile)
-            {
-                task.read(uTile);
-            }
-            task.submit(x ->
-            {
-                final ByteBuffer l = x.buffer(lTile);
-                final ByteBuffer u = x.buffer(uTile);
-                final ByteBuffer out = x.buffer(acc);
-                final double[] lRow = new double[t];
-                final double[] uCol = new double[t];
-                for (int r = 0; r < local.length; r++)
-                {
-                    final int rr = local[r];
-                    for (int c = 0; c < t; c++)
-                    {
-                        lRow[c] = !diagonalL || c < rr ? a.get(l, rr, c) : c == rr ? 1.0 : 0.0;
-                    }
-                    for (int q = 0; q < t; q++)
-                    {
-                        final int rows = diagonalU ? q + 1 : t;
-                        for (int c = 0; c < rows; c++)
-                        {
-                            uCol[c] = a.get(u, c, q);
-                        }
-                        double sum = 0;
-                        for (int c = 0; c < rows; c++)
-                        {
-                            sum += lRow[c] * uCol[c];
-                        }
-                        final int at = (r * t + q) << 3;
-                        out.putDouble(at, out.getDouble(at) + sum);
-                    }
-                }
-            });
-        }
-        graph.task("verify read " + acc.tag()).read(acc).submit(x ->
-        {
-            final ByteBuffer buf = x.buffer(acc);
-            for (int r = 0; r < local.length; r++)
-            {
-                for (int q = 0; q < t; q++)
-                {
-                    lu[first + r][tb * t + q] = buf.getDouble((r * t + q) << 3);
-                }
-            }
-        });
+        return verification.verify(graph);
     }
 
     @Override

@@ -10,11 +10,7 @@ import dev.spillway.kernels.graph.TileGraph;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.atomic.DoubleAccumulator;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The 7-point 3-D stencil of seed 003 §6.3.3: an X×Y×Z grid of doubles with fixed values outside it, relaxed for a
@@ -40,13 +36,11 @@ public final class Stencil implements Kernel
     private static final int B = Double.BYTES;
 
     private final BlockGrid grid;
-    private final int[] shape;
     private final int sweeps;
     private final int steps;
-    private final long verifyLimitBytes;
-    private Tile[] mesh;
-    /** By block, then by face ordinal: the block's ghost across that face, or null at the grid's boundary. */
-    private Tile[][] ghosts;
+    private final StencilVerification verification;
+    /** The tiles on the graph last declared on; null before. */
+    private BlockTiles tiles;
 
     /**
      * @param x                cells along x; likewise {@code y}, {@code z}.
@@ -78,10 +72,10 @@ public final class Stencil implements Kernel
         {
             throw new IllegalArgumentException("verify limit must not be negative, got " + verifyLimitBytes);
         }
-        this.shape = new int[] {x, y, z, bx, by, bz};
         this.sweeps = sweeps;
         this.steps = steps;
-        this.verifyLimitBytes = verifyLimitBytes;
+        this.verification = new StencilVerification(grid, new int[] {x, y, z, bx, by, bz}, sweeps, steps,
+            verifyLimitBytes);
     }
 
     /**
@@ -203,21 +197,7 @@ public final class Stencil implements Kernel
     @Override
     public void declare(final TileGraph graph)
     {
-        final int n = grid.blocks();
-        mesh = new Tile[n];
-        ghosts = new Tile[n][Face.ALL.length];
-        for (int b = 0; b < n; b++)
-        {
-            final Home home = Home.slab(b, n);
-            mesh[b] = graph.tile(grid.meshTag(b), grid.blockCells(b) * B, home);
-            for (final Face f : Face.ALL)
-            {
-                if (grid.neighbour(b, f) >= 0)
-                {
-                    ghosts[b][f.ordinal()] = graph.pinnedTile(grid.ghostTag(b, f), grid.planeCells(b, f) * B, home);
-                }
-            }
-        }
+        tiles = new BlockTiles(graph, grid);
     }
 
     /**
@@ -233,29 +213,16 @@ public final class Stencil implements Kernel
         {
             final int block = b;
             final List<Tile> written = new ArrayList<>();
-            written.add(mesh[b]);
-            written.addAll(upperGhosts(b));
+            written.add(tiles.mesh(b));
+            written.addAll(tiles.upperGhosts(b));
             graph.task("initialize " + grid.meshTag(b)).write(written.toArray(new Tile[0]))
                 .submit(access -> initialize(access, block));
         }
     }
 
-    private List<Tile> upperGhosts(final int b)
-    {
-        final List<Tile> upper = new ArrayList<>();
-        for (final Face f : Face.ALL)
-        {
-            if (f.direction > 0 && ghosts[b][f.ordinal()] != null)
-            {
-                upper.add(ghosts[b][f.ordinal()]);
-            }
-        }
-        return upper;
-    }
-
     private void initialize(final TileAccess access, final int b)
     {
-        final ByteBuffer u = access.buffer(mesh[b]);
+        final ByteBuffer u = access.buffer(tiles.mesh(b));
         final int x0 = grid.start(b, 0);
         final int y0 = grid.start(b, 1);
         final int z0 = grid.start(b, 2);
@@ -275,7 +242,7 @@ public final class Stencil implements Kernel
         }
         for (final Face f : Face.ALL)
         {
-            final Tile ghost = ghosts[b][f.ordinal()];
+            final Tile ghost = tiles.ghost(b, f);
             if (f.direction > 0 && ghost != null)
             {
                 initialGhost(access.buffer(ghost), b, f);
@@ -316,34 +283,18 @@ public final class Stencil implements Kernel
         final Tile[][] written = new Tile[n][];
         for (int b = 0; b < n; b++)
         {
-            read[b] = ghostsOf(b).toArray(new Tile[0]);
-            final List<Tile> fed = new ArrayList<>();
-            for (final Face f : Face.ALL)
-            {
-                final int c = grid.neighbour(b, f);
-                if (c >= 0)
-                {
-                    fed.add(ghosts[c][f.opposite().ordinal()]);
-                }
-            }
-            written[b] = fed.toArray(new Tile[0]);
+            read[b] = tiles.readBy(b);
+            written[b] = tiles.writtenBy(b);
         }
         for (int s = 0; s < steps; s++)
         {
             for (int b = 0; b < n; b++)
             {
                 final int block = b;
-                graph.task("step " + s + " " + grid.meshTag(b)).readWrite(mesh[b]).read(read[b]).write(written[b])
+                graph.task("step " + s + " " + grid.meshTag(b)).readWrite(tiles.mesh(b)).read(read[b]).write(written[b])
                     .priority(-(s * n + b)).submit(access -> step(access, block));
             }
         }
-    }
-
-    private List<Tile> ghostsOf(final int b)
-    {
-        final List<Tile> list = new ArrayList<>(Arrays.asList(ghosts[b]));
-        list.removeIf(Objects::isNull);
-        return list;
     }
 
     private void step(final TileAccess access, final int b)
@@ -351,11 +302,11 @@ public final class Stencil implements Kernel
         final int nx = grid.extent(b, 0);
         final int ny = grid.extent(b, 1);
         final int nz = grid.extent(b, 2);
-        final ByteBuffer u = access.buffer(mesh[b]);
+        final ByteBuffer u = access.buffer(tiles.mesh(b));
         final ByteBuffer[] in = new ByteBuffer[Face.ALL.length];
         for (final Face f : Face.ALL)
         {
-            final Tile ghost = ghosts[b][f.ordinal()];
+            final Tile ghost = tiles.ghost(b, f);
             in[f.ordinal()] = ghost == null ? null : access.buffer(ghost);
         }
         final BlockSweep sweep = new BlockSweep(nx, ny, nz, in);
@@ -365,10 +316,9 @@ public final class Stencil implements Kernel
         }
         for (final Face f : Face.ALL)
         {
-            final int c = grid.neighbour(b, f);
-            if (c >= 0)
+            if (grid.neighbour(b, f) >= 0)
             {
-                Planes.copyLayer(u, nx, ny, nz, f, access.buffer(ghosts[c][f.opposite().ordinal()]));
+                Planes.copyLayer(u, nx, ny, nz, f, access.buffer(tiles.heldOf(b, f)));
             }
         }
     }
@@ -401,61 +351,7 @@ public final class Stencil implements Kernel
     public Verification verify(final TileGraph graph)
     {
         requireDeclared();
-        final long bytes = grid.totalCells() * B;
-        if (bytes > verifyLimitBytes)
-        {
-            return new Verification(false, Double.NaN, 0, "not verified in-process: the grid's " + bytes +
-                " bytes exceed the verify limit of " + verifyLimitBytes + " bytes; compare result_checksum with " +
-                "StencilReference.referenceChecksum(" + join(shape) + ", " + sweeps + ", " + steps + ") run " +
-                "separately");
-        }
-        final StencilReference reference = new StencilReference(shape[0], shape[1], shape[2], shape[3], shape[4],
-            shape[5]);
-        reference.run(sweeps, steps);
-        final DoubleAccumulator worst = new DoubleAccumulator(Math::max, 0);
-        final LongAdder differing = new LongAdder();
-        for (int b = 0; b < grid.blocks(); b++)
-        {
-            final int block = b;
-            graph.task("verify " + grid.meshTag(b)).read(mesh[b])
-                .submit(access -> compare(access.buffer(mesh[block]), block, reference, worst, differing));
-        }
-        graph.awaitAll();
-        return new Verification(differing.sum() == 0, worst.get(), 0, "whole grid vs in-memory sweep");
-    }
-
-    private void compare(final ByteBuffer u, final int b, final StencilReference reference,
-        final DoubleAccumulator worst, final LongAdder differing)
-    {
-        final int x0 = grid.start(b, 0);
-        final int y0 = grid.start(b, 1);
-        final int z0 = grid.start(b, 2);
-        double blockWorst = 0;
-        long blockDiffering = 0;
-        int p = 0;
-        for (int z = 0; z < grid.extent(b, 2); z++)
-        {
-            for (int y = 0; y < grid.extent(b, 1); y++)
-            {
-                for (int x = 0; x < grid.extent(b, 0); x++, p += B)
-                {
-                    final double actual = u.getDouble(p);
-                    final double expected = reference.value(x0 + x, y0 + y, z0 + z);
-                    if (Double.doubleToRawLongBits(actual) != Double.doubleToRawLongBits(expected))
-                    {
-                        blockDiffering++;
-                        blockWorst = Math.max(blockWorst, Math.abs(actual - expected));
-                    }
-                }
-            }
-        }
-        worst.accumulate(blockWorst);
-        differing.add(blockDiffering);
-    }
-
-    private static String join(final int[] values)
-    {
-        return Arrays.toString(values).replaceAll("[\\[\\]]", "");
+        return verification.verify(graph, tiles);
     }
 
     /** @return the block tiles in tag order; valid after {@link #declare}. */
@@ -463,12 +359,12 @@ public final class Stencil implements Kernel
     public List<Tile> results()
     {
         requireDeclared();
-        return List.of(mesh);
+        return tiles.meshes();
     }
 
     private void requireDeclared()
     {
-        if (mesh == null)
+        if (tiles == null)
         {
             throw new IllegalStateException("the stencil's tiles are not declared yet: call declare(graph) first");
         }

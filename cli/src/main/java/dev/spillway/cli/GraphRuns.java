@@ -1,0 +1,49 @@
+package dev.spillway.cli;
+
+import dev.spillway.kernels.Kernel;
+import dev.spillway.kernels.KernelRunner;
+import dev.spillway.kernels.RunResult;
+import dev.spillway.kernels.graph.GraphProgress;
+import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.kernels.mmap.MappedGraph;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** Runs of a kernel on a graph for {@code run}, each with a progress line showing tasks done and NVMe traffic. */
+final class GraphRuns
+{
+    private GraphRuns()
+    {
+    }
+
+    /** @return the kernel's run on {@code graph}, verified if {@code verify}. */
+    static RunResult withProgress(final Kernel kernel, final TileGraph graph, final String label,
+        final boolean verify)
+    {
+        try (Progress progress = Progress.start(label + " " + kernel.name(), kernel.computeTasks()))
+        {
+            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)));
+        }
+    }
+
+    /** @return the kernel's run on files mapped by the OS in a temporary directory of {@code area}, then removed. */
+    static RunResult mapped(final Kernel kernel, final SpillArea area, final int workers, final String label,
+        final boolean verify) throws IOException
+    {
+        final Path mapped = area.temporary("mmap-");
+        try (MappedGraph graph = new MappedGraph(mapped, workers))
+        {
+            return withProgress(kernel, graph, label, verify);
+        }
+        finally
+        {
+            Dirs.deleteTree(mapped);
+        }
+    }
+
+    private static String traffic(final GraphProgress p)
+    {
+        return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
+    }
+}

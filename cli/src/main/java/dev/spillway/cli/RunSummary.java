@@ -1,0 +1,126 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.io.StoreKind;
+import dev.spillway.kernels.Kernel;
+import dev.spillway.kernels.RunResult;
+import dev.spillway.kernels.blas.Blas;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What {@code run} reports of a finished run: the keys of its {@code --json}, the lines it prints, and its exit
+ * status.
+ *
+ * @param kernel   the kernel run.
+ * @param budget   the DRAM budget, per rank.
+ * @param workers  worker threads.
+ * @param policy   the IO policy letters.
+ * @param store    the NVMe store.
+ * @param blas     the BLAS in use.
+ * @param baseline the {@code --baseline} name.
+ */
+record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreKind store, Blas.Choice blas,
+    String baseline)
+{
+    /** @return the {@code --json} keys of result {@code r} and, unless null, of baseline result {@code b}. */
+    Map<String, Object> json(final RunResult r, final RunResult b)
+    {
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("kernel", kernel.name());
+        out.put("graph", r.graph());
+        out.put("n", kernel.size());
+        out.put("tile", kernel.tile());
+        out.put("dram_bytes", budget);
+        out.put("data_bytes", kernel.dataBytes());
+        out.put("pinned_bytes", kernel.pinnedBytes());
+        out.put("workers", workers);
+        out.put("policy", policy);
+        out.put("store", store.name().toLowerCase(java.util.Locale.ROOT));
+        out.put("blas", blas.blas().name());
+        out.put("init_s", r.initSeconds());
+        out.put("time_s", r.timeSeconds());
+        out.put("gflops", rate(kernel, r));
+        out.put("work_unit", kernel.workUnit());
+        out.put("bytes_read", r.bytesRead());
+        out.put("bytes_written", r.bytesWritten());
+        out.put("verified", r.verification() != null && r.verification().verified());
+        out.put("residual", r.verification() == null ? null : r.verification().residual());
+        out.put("tolerance", r.verification() == null ? null : r.verification().tolerance());
+        out.put("verification", r.verification() == null ? null : r.verification().method());
+        out.put("result_checksum", r.checksum());
+        if (b != null)
+        {
+            final Map<String, Object> base = new LinkedHashMap<>();
+            base.put("name", baseline);
+            base.put("time_s", b.timeSeconds());
+            base.put("bytes_read", b.bytesRead());
+            base.put("bytes_written", b.bytesWritten());
+            base.put("result_checksum", b.checksum());
+            out.put("baseline", base);
+            out.put("ratio", r.timeSeconds() / b.timeSeconds());
+            out.put("bit_identical_to_baseline", r.checksum().equals(b.checksum()));
+        }
+        return out;
+    }
+
+    /** Prints the summary lines of result {@code r} and, unless null, of baseline result {@code b}. */
+    void print(final RunResult r, final RunResult b)
+    {
+        final StringBuilder s = new StringBuilder();
+        s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%n", kernel.name(), shape(kernel),
+            r.timeSeconds(), r.initSeconds(), rate(kernel, r), kernel.workUnit()));
+        s.append(String.format("  NVMe: read %.2f GB, wrote %.2f GB during the compute phase%n", r.bytesRead() / 1e9,
+            r.bytesWritten() / 1e9));
+        if (r.verification() != null)
+        {
+            s.append(String.format("  %s: residual %.3g (tolerance %.3g), %s%n", r.verification().verified() ?
+                "verified" : "NOT VERIFIED", r.verification().residual(), r.verification().tolerance(),
+                r.verification().method()));
+        }
+        s.append("  result checksum ").append(r.checksum()).append(System.lineSeparator());
+        if (b != null)
+        {
+            s.append(String.format("  baseline %s: %.2f s; Spillway / %s = %.3f; results %s%n", baseline, b.timeSeconds(),
+                baseline, r.timeSeconds() / b.timeSeconds(), r.checksum().equals(b.checksum()) ? "bit-identical" :
+                "DIFFER (checksum " + b.checksum() + ")"));
+        }
+        System.out.print(s);
+    }
+
+    /** Writes {@code out} to {@code json} as indented JSON, unless {@code json} is null. */
+    static void write(final Path json, final Map<String, Object> out) throws IOException
+    {
+        if (json != null)
+        {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+        }
+    }
+
+    /** @return the exit status: 1, saying so, if the result failed verification, else 0. */
+    static int verdict(final RunResult result)
+    {
+        if (result.verification() != null && !result.verification().verified())
+        {
+            System.err.println("spillway: verification FAILED: residual " + result.verification().residual() +
+                " > " + result.verification().tolerance());
+            return 1;
+        }
+        return 0;
+    }
+
+    /** @return the problem size and tile as the summary names them. */
+    static String shape(final Kernel k)
+    {
+        return ("stencil".equals(k.name()) ? k.size() + " cells, block " : "n=" + k.size() + ", tile ") + k.tile();
+    }
+
+    private static double rate(final Kernel kernel, final RunResult r)
+    {
+        return kernel.work() / r.timeSeconds() / 1e9;
+    }
+}
