@@ -11,10 +11,17 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Finished tasks are not kept reachable by the objects they used, with or without look-ahead. */
-@Timeout(60)
+/**
+ * Finished tasks are not kept reachable by the objects they used, with or without look-ahead. The chain hands off
+ * between threads at every task, which a CPU-starved machine slows a thousandfold (about 40 tasks/s beside
+ * {@code stress-ng --cpu 4} on two cores): hence a chain just long enough to pass look-ahead compaction (at 1024 and
+ * 2048 queued tasks) and a timeout that is only a safety net; {@code awaitAll} reports stalls every 10 s.
+ */
+@Timeout(600)
 class RetentionTest
 {
+    private static final int TASKS = 3000;
+
     @TempDir
     Path dir;
 
@@ -28,7 +35,7 @@ class RetentionTest
                 final Data d = sw.data("counter", 64);
                 sw.task("init").write(d).submit(ctx -> ctx.buffer(d).putLong(0, 0));
                 final List<WeakReference<TaskHandle>> early = new ArrayList<>();
-                for (int i = 0; i < 20_000; i++)
+                for (int i = 0; i < TASKS; i++)
                 {
                     final TaskHandle h = sw.task("inc " + i).readWrite(d).submit(ctx ->
                     {
@@ -51,7 +58,7 @@ class RetentionTest
                 assertTrue(alive <= 1, alive + " of 1000 finished tasks still reachable (prefetch " + prefetch + ")");
                 sw.task("check").read(d).submit(ctx ->
                 {
-                    if (ctx.buffer(d).getLong(0) != 20_000)
+                    if (ctx.buffer(d).getLong(0) != TASKS)
                     {
                         throw new AssertionError("count " + ctx.buffer(d).getLong(0));
                     }
