@@ -12,10 +12,17 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Finished tasks are not kept reachable by the objects they used, with or without look-ahead. */
+/**
+ * Finished tasks are not kept reachable by the objects they used, with or without look-ahead. The chain hands off
+ * between threads at every task, which a CPU-starved machine slows a thousandfold (about 40 tasks/s beside
+ * {@code stress-ng --cpu 4} on two cores): hence a chain just long enough to pass look-ahead compaction (at 1024 and
+ * 2048 queued tasks) and a timeout that is only a safety net; {@code awaitAll} reports stalls every 10 s.
+ */
 @Timeout(600)
 class RetentionTest
 {
+    private static final int TASKS = 3000;
+
     @TempDir
     Path dir;
 
@@ -30,7 +37,7 @@ class RetentionTest
                 sw.task("init").write(d).submit(ctx -> ctx.buffer(d).putLong(0, 0));
                 final ReferenceQueue<TaskHandle> collected = new ReferenceQueue<>();
                 final List<WeakReference<TaskHandle>> early = new ArrayList<>();
-                for (int i = 0; i < 20_000; i++)
+                for (int i = 0; i < TASKS; i++)
                 {
                     final TaskHandle h = sw.task("inc " + i).readWrite(d).submit(ctx ->
                     {
@@ -47,20 +54,17 @@ class RetentionTest
                 for (int gc = 0; gc < 100 && alive > 1; gc++)
                 {
                     System.gc();
-                    // The GC enqueues what it cleared; wait for that event (bounded), then count what is left.
-                    if (collected.remove(1000) != null)
+                    // The GC enqueues what it cleared: wait for that (bounded), then count what is left.
+                    while (collected.remove(1000) != null && collected.poll() != null)
                     {
-                        while (collected.poll() != null)
-                        {
-                            // drain
-                        }
+                        // drain
                     }
                     alive = early.stream().filter(r -> r.get() != null).count();
                 }
                 assertTrue(alive <= 1, alive + " of 1000 finished tasks still reachable (prefetch " + prefetch + ")");
                 sw.task("check").read(d).submit(ctx ->
                 {
-                    if (ctx.buffer(d).getLong(0) != 20_000)
+                    if (ctx.buffer(d).getLong(0) != TASKS)
                     {
                         throw new AssertionError("count " + ctx.buffer(d).getLong(0));
                     }
