@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * done): one line {@code spillway: interrupted}, no stack trace, exit 143 or 130, the spill files gone, and with
  * checkpoints the committed generation kept, so running the command again resumes from it.
  */
+@Tag("process")
 @Timeout(900)
 class InterruptTest
 {

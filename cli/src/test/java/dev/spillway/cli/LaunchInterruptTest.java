@@ -1,6 +1,7 @@
 package dev.spillway.cli;
 
 import dev.spillway.ranks.RankChildSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * SIGTERM to {@code spillway launch -n 2 run lu ...} once both ranks show progress: the launcher passes it on, waits
  * for its ranks and exits 143; no rank outlives it, and the ranks' spill files are gone.
  */
+@Tag("process")
 @Timeout(600)
 class LaunchInterruptTest
 {

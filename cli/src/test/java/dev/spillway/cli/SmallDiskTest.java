@@ -1,5 +1,6 @@
 package dev.spillway.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code run} on a 97 MiB file system: refused up front when its data cannot fit, run when it can. */
+@Tag("process")
 class SmallDiskTest
 {
     @TempDir

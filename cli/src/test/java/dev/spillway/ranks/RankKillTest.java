@@ -1,6 +1,7 @@
 package dev.spillway.ranks;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of running on a partly received or never received buffer, so rank 0 writes no JSON and prints no result checksum;
  * a checksum from such a run would pass off a wrong factorization as a result.
  */
+@Tag("process")
 @Timeout(300)
 class RankKillTest
 {

@@ -3,6 +3,7 @@ package dev.spillway.ranks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * end), the rendezvous at 198.18.0.1. The veth's byte counters prove the payload crossed it. Needs root: skipped
  * without it, failed under {@code CI=true}.
  */
+@Tag("process")
 @Timeout(1200)
 class TwoHostsTest
 {

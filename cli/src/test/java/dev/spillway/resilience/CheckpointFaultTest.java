@@ -3,6 +3,7 @@ package dev.spillway.resilience;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.spillway.io.CrashPoints;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * points and at seeded random points of its progress, its checkpoints corrupted on disk; the resumed run's result
  * checksum must equal a failure-free run's. Stress profile: {@code -Dspillway.faultRuns=200}.
  */
+@Tag("process")
 @Timeout(1200)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CheckpointFaultTest
