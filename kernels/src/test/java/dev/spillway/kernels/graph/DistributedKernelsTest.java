@@ -71,7 +71,7 @@ class DistributedKernelsTest
         }
         assertTrue(single.verification().verified(), single.toString());
 
-        try (InProcessFabric fabric = new InProcessFabric(ranks, Duration.ofSeconds(600)))
+        try (InProcessFabric fabric = new InProcessFabric(ranks, Duration.ofSeconds(60)))
         {
             final ExecutorService pool = Executors.newFixedThreadPool(ranks);
             try
@@ -91,13 +91,13 @@ class DistributedKernelsTest
                         }
                     }));
                 }
-                final RunResult root = (RunResult)futures.get(0).get(120, TimeUnit.SECONDS)[0];
+                final RunResult root = (RunResult)futures.get(0).get(600, TimeUnit.SECONDS)[0];
                 long received = 0;
                 long tasks = 0;
                 long spilled = 0;
                 for (final Future<Object[]> f : futures)
                 {
-                    final Object[] o = f.get(120, TimeUnit.SECONDS);
+                    final Object[] o = f.get(600, TimeUnit.SECONDS);
                     received += ((RankStats)o[1]).bytesReceived();
                     tasks += ((RankStats)o[1]).tasksHere();
                     spilled += (Long)o[2];
