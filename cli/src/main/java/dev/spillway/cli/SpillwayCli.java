@@ -28,7 +28,7 @@ public final class SpillwayCli
     /** Runs the command line and exits with its status (130 or 143 after SIGINT or SIGTERM). */
     public static void main(final String[] args)
     {
-        TerminalLog.install(System.err);
+        TerminalLog.install();
         Interrupts.install();
         Interrupts.exit(commandLine().execute(args));
     }

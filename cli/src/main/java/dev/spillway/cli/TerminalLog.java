@@ -20,8 +20,11 @@ final class TerminalLog
     {
     }
 
-    /** Replaces java.util.logging's default two-line console output for this process. */
-    static void install(final PrintStream err)
+    /**
+     * Replaces java.util.logging's default two-line console output for this process. Lines go to whatever
+     * {@link System#err} is when they are logged, so silencing it (after an interrupt) silences them too.
+     */
+    static void install()
     {
         LogManager.getLogManager().reset();
         final Level level = "1".equals(System.getenv("SPILLWAY_DEBUG")) ? Level.ALL : Level.INFO;
@@ -34,6 +37,7 @@ final class TerminalLog
             {
                 if (isLoggable(record))
                 {
+                    final PrintStream err = System.err;
                     err.print(getFormatter().format(record));
                     err.flush();
                 }
@@ -42,13 +46,13 @@ final class TerminalLog
             @Override
             public void flush()
             {
-                err.flush();
+                System.err.flush();
             }
 
             @Override
             public void close()
             {
-                err.flush();
+                System.err.flush();
             }
         };
         handler.setLevel(level);

@@ -22,14 +22,12 @@ class RunCommandTest
     @TempDir
     Path tmp;
 
-    private final StringWriter err = new StringWriter();
+    private final InProcessCli cli = new InProcessCli();
+    private final StringWriter err = cli.err;
 
     private int run(final String... args)
     {
-        final CommandLine cmd = SpillwayCli.commandLine();
-        cmd.setOut(new PrintWriter(new StringWriter(), true));
-        cmd.setErr(new PrintWriter(err, true));
-        return cmd.execute(args);
+        return cli.run(args);
     }
 
     @Test

@@ -3,9 +3,7 @@ package dev.spillway.cli;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 
@@ -19,14 +17,12 @@ class SmallDiskTest
     @TempDir
     Path tmp;
 
-    private final StringWriter err = new StringWriter();
+    private final InProcessCli cli = new InProcessCli();
+    private final StringWriter err = cli.err;
 
     private int run(final String... args)
     {
-        final CommandLine cmd = SpillwayCli.commandLine();
-        cmd.setOut(new PrintWriter(new StringWriter(), true));
-        cmd.setErr(new PrintWriter(err, true));
-        return cmd.execute(args);
+        return cli.run(args);
     }
 
     /** 128 MiB of data with a 100 MiB budget passed the old check (data - budget + 64 MiB) and then filled the disk. */

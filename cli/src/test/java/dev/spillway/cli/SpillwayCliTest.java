@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import picocli.CommandLine.TypeConversionException;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,15 +23,13 @@ class SpillwayCliTest
     @TempDir
     Path tmp;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final InProcessCli cli = new InProcessCli();
+    private final StringWriter out = cli.out;
+    private final StringWriter err = cli.err;
 
     private int run(final String... args)
     {
-        final CommandLine cmd = SpillwayCli.commandLine();
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        return cmd.execute(args);
+        return cli.run(args);
     }
 
     private static void assertPositive(final JsonNode node, final String key)
