@@ -1,6 +1,6 @@
 package dev.spillway.cli;
 
-import com.sun.nio.file.ExtendedOpenOption;
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.Store;
 import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
@@ -99,7 +99,7 @@ final class IoWorkloads
     {
         final Path file = dir.resolve("raw-o_direct.bin");
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-            StandardOpenOption.READ, ExtendedOpenOption.DIRECT))
+            StandardOpenOption.READ, DirectIo.DIRECT))
         {
             final long start = System.nanoTime();
             for (int i = 0; i < blocks; i++)

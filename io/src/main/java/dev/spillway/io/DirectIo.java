@@ -1,10 +1,9 @@
 package dev.spillway.io;
 
-import com.sun.nio.file.ExtendedOpenOption;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -14,6 +13,12 @@ import static java.lang.System.Logger.Level.WARNING;
 public final class DirectIo
 {
     private static final System.Logger LOG = System.getLogger(DirectIo.class.getName());
+
+    /**
+     * {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, looked up by name: a JDK-specific option that javac flags as
+     * internal API on newer JDKs, and the library compiles without warnings. Null where the JDK lacks it.
+     */
+    public static final OpenOption DIRECT = lookUpDirect();
 
     private DirectIo()
     {
@@ -25,11 +30,15 @@ public final class DirectIo
      */
     public static boolean supported(final Path dir, final String fallback)
     {
+        if (DIRECT == null)
+        {
+            LOG.log(WARNING, "spillway: this JDK has no O_DIRECT open option; " + fallback);
+            return false;
+        }
         final Path probe = dir.resolve("direct-io.probe");
         try
         {
-            FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
-                .close();
+            FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE, DIRECT).close();
             return true;
         }
         catch (final IOException | UnsupportedOperationException e)
@@ -47,6 +56,19 @@ public final class DirectIo
             {
                 LOG.log(WARNING, "spillway: cannot delete " + probe + ": " + e);
             }
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static OpenOption lookUpDirect()
+    {
+        try
+        {
+            return (OpenOption)Enum.valueOf((Class)Class.forName("com.sun.nio.file.ExtendedOpenOption"), "DIRECT");
+        }
+        catch (final ClassNotFoundException | IllegalArgumentException e)
+        {
+            return null;
         }
     }
 }

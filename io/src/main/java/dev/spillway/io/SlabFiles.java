@@ -1,7 +1,5 @@
 package dev.spillway.io;
 
-import com.sun.nio.file.ExtendedOpenOption;
-
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -51,7 +49,7 @@ final class SlabFiles implements Closeable
         this.capBytes = capBytes;
         this.otherBytes = otherBytes;
         this.options = DirectIo.supported(dir, "using buffered IO") ?
-            new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT} :
+            new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE, DirectIo.DIRECT} :
             new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE};
     }
 

@@ -1,6 +1,6 @@
 package dev.spillway.resilience.store;
 
-import com.sun.nio.file.ExtendedOpenOption;
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.StoreFullException;
 
 import java.io.Closeable;
@@ -42,7 +42,7 @@ final class BlockFile implements Closeable
     {
         final FileChannel channel = direct ?
             FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT) :
+                StandardOpenOption.WRITE, DirectIo.DIRECT) :
             FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE);
         return new BlockFile(path, generation, channel, direct);
