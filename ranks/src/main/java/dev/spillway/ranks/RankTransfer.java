@@ -1,11 +1,11 @@
 package dev.spillway.ranks;
 
 import dev.spillway.TaskContext;
-import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
+import dev.spillway.spi.AsyncTaskBody;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;

@@ -1,11 +1,11 @@
 package dev.spillway.internal;
 
-import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.Acquired;
 import dev.spillway.Data;
 import dev.spillway.StallException;
 import dev.spillway.TaskContext;
 import dev.spillway.TaskFailedException;
+import dev.spillway.spi.AsyncTaskBody;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,8 +1,8 @@
 package dev.spillway.internal;
 
-import dev.spillway.spi.AsyncTaskBody;
 import com.lmax.disruptor.EventPoller;
 import dev.spillway.TaskFailedException;
+import dev.spillway.spi.AsyncTaskBody;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;

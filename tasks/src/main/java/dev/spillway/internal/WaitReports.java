@@ -1,9 +1,9 @@
 package dev.spillway.internal;
 
-import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.IoOrder;
 import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
+import dev.spillway.spi.AsyncTaskBody;
 
 /**
  * Says, for people, what unfinished tasks wait for: one line per task, for {@code describeWaits}, stall reports and a

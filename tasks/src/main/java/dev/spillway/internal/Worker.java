@@ -1,7 +1,7 @@
 package dev.spillway.internal;
 
-import dev.spillway.spi.AsyncTaskBody;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.spi.AsyncTaskBody;
 import net.openhft.affinity.AffinityLock;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.concurrent.Agent;
