@@ -1,6 +1,7 @@
 package dev.spillway.ranks;
 
 import dev.spillway.cli.CiOrSkip;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
