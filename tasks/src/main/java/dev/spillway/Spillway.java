@@ -229,6 +229,32 @@ public final class Spillway implements TaskRuntime
         engine.stopCheckpoints();
     }
 
+    /**
+     * Cancels every task submitted so far that has not started; tasks running finish. The runtime stays open:
+     * {@link #awaitAll()} reports the cancelled tasks, and later submissions run. A distributed runtime calls it when
+     * the job must restart, so a rank stops at once instead of running on to its first missing transfer.
+     */
+    public void cancelAll()
+    {
+        engine.cancelAll();
+    }
+
+    /**
+     * Takes a checkpoint between the tasks submitted so far and the next one: its generation holds the outputs of
+     * every task submitted before this call and of none after it. Tasks submitted later wait at admission until the
+     * cut begins, which is once the generation before it is done and the policy's
+     * {@link dev.spillway.checkpoint.CheckpointPolicy#mayBegin} allows. A distributed runtime calls it on every rank
+     * at the same global submission index, which makes the ranks' generations one consistent global checkpoint.
+     * Ignored without checkpoints, and where the restored checkpoint already holds those tasks.
+     *
+     * @param globalIndex stored as the cut's {@link dev.spillway.checkpoint.Cut#globalIndex}; {@code Cut.LOCAL} for
+     *                    a cut of this runtime alone.
+     */
+    public void checkpointHere(final long globalIndex)
+    {
+        engine.checkpointHere(globalIndex);
+    }
+
     /** @return what checkpointing did in this run, and what a restart restored. */
     public CheckpointReport checkpointReport()
     {

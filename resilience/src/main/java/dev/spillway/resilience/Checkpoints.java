@@ -65,7 +65,7 @@ public final class Checkpoints
         try
         {
             final CheckpointPolicy policy = fixed != null ? fixed : new AutoInterval(MtbfEstimator.of(mtbfSeconds,
-                store::epoch, () -> (System.currentTimeMillis() - store.originMillis()) / 1e3),
+                store::incarnation, () -> (System.currentTimeMillis() - store.originMillis()) / 1e3),
                 DEFAULT_RESTART_SECONDS);
             return config.checkpoints(store, policy);
         }

@@ -16,6 +16,28 @@ public interface CheckpointPolicy
     /** Told the measured cost of every committed checkpoint, so an adaptive policy can recompute its interval. */
     void committed(CheckpointCost cost);
 
+    /**
+     * Whether a cut requested with {@code Spillway.checkpointHere} may begin now; polled until it may. Tasks
+     * submitted after the request wait meanwhile. A distributed job's policy uses it to keep every rank's newest
+     * global checkpoint until a newer one is committed on every rank.
+     *
+     * @param globalIndex the requested cut's {@link Cut#globalIndex}.
+     */
+    default boolean mayBegin(final long globalIndex)
+    {
+        return true;
+    }
+
+    /** Told each committed generation's cut, after {@link #committed(CheckpointCost)}. */
+    default void cutCommitted(final Cut cut)
+    {
+    }
+
+    /** Told each generation abandoned (begun but never committed); the previous one stays the newest. */
+    default void cutAbandoned(final Cut cut, final String why)
+    {
+    }
+
     /** @return a short description for reports, such as {@code every 500 tasks} or {@code auto: 19.3 s}. */
     String describe();
 }

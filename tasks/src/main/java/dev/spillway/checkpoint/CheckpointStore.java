@@ -24,8 +24,11 @@ public interface CheckpointStore extends AutoCloseable
     /** @return the number the next generation should carry. */
     long nextGeneration();
 
-    /** @return the epoch of this run: how many times it restarted, with or without a checkpoint to resume (0 fresh). */
-    long epoch();
+    /**
+     * @return the incarnation of this run: how many times it restarted, with or without a checkpoint to resume (0
+     *         fresh).
+     */
+    long incarnation();
 
     /** Records, cheaply and without fsync, how many tasks this run has completed; read back after a crash. */
     void progress(long completedTasks);

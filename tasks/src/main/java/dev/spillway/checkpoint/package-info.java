@@ -5,6 +5,6 @@
  *
  * <p>A checkpoint is taken at a <em>cut</em>: a point in submission order. It holds the version of every data object
  * produced by the tasks before the cut, the cut itself (the frontier: every task before it is complete), and the
- * runtime's epoch. Tasks are identified by their submission sequence, data by their stable tags.
+ * runtime's incarnation. Tasks are identified by their submission sequence, data by their stable tags.
  */
 package dev.spillway.checkpoint;

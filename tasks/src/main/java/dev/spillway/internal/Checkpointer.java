@@ -16,6 +16,7 @@ import dev.spillway.memory.TileBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 
@@ -47,6 +48,9 @@ final class Checkpointer
     private final DramBudget budget;
     private final Collection<DataRef> objects;
     private final ArrayList<TaskRecord> held = new ArrayList<>();
+    /** Cuts requested at a frontier, oldest first; tasks at or past the first one's frontier park in awaitingCut. */
+    private final ArrayDeque<CutRequest> requests = new ArrayDeque<>();
+    private final ArrayList<TaskRecord> awaitingCut = new ArrayList<>();
     private final ArrayList<TaskRecord> unfinished = new ArrayList<>();
     private final IoShare share;
     private final CheckpointMetrics metrics;
@@ -101,22 +105,81 @@ final class Checkpointer
         }
     }
 
-    /** IO thread: takes a cut if none is in flight, tasks were admitted since the last, and the policy says so. */
+    /** IO thread: a cut was requested at {@code request.frontier()}; later tasks park until it begins. */
+    void requested(final CutRequest request)
+    {
+        requests.addLast(request);
+    }
+
+    /**
+     * IO thread: takes a requested cut once the previous generation is done and the policy lets it begin, else a cut
+     * of its own if none is in flight, tasks were admitted since the last, and the policy says so.
+     */
     private void maybeCut(final long now)
     {
+        if (!requests.isEmpty())
+        {
+            maybeTakeRequested(now);
+            return;
+        }
         if (generation.inFlight() || failed || stopped || latestAdmitted == null ||
             latestAdmitted.seq + 1 <= generation.lastCommittedFrontier() ||
             !policy.due(userFinished - finishedAtCut, now - lastCutNanos))
         {
             return;
         }
-        final long cutFrontier = latestAdmitted.seq + 1;
-        final Cut c = new Cut(store.nextGeneration(), cutFrontier, store.epoch(), latestAdmitted.prefixHash);
+        take(new Cut(store.nextGeneration(), latestAdmitted.seq + 1, store.incarnation(), latestAdmitted.prefixHash),
+            now);
+    }
+
+    private void maybeTakeRequested(final long now)
+    {
+        if (failed || stopped)
+        {
+            requests.clear();
+            releaseAwaitingCut();
+            return;
+        }
+        final CutRequest r = requests.peekFirst();
+        if (generation.inFlight() || !policy.mayBegin(r.globalIndex()))
+        {
+            return;
+        }
+        requests.removeFirst();
+        final Cut c = new Cut(store.nextGeneration(), r.frontier(), r.globalIndex(), store.incarnation(),
+            r.programHash());
+        if (take(c, now))
+        {
+            releaseAwaitingCut();
+        }
+        else
+        {
+            requests.clear();
+            releaseAwaitingCut();
+        }
+    }
+
+    /** Tasks parked until a requested cut began are admitted again (and may park on that cut's captures). */
+    private void releaseAwaitingCut()
+    {
+        for (final TaskRecord t : awaitingCut)
+        {
+            metrics.heldEnds(t);
+            agent.unpark(t);
+        }
+        awaitingCut.clear();
+    }
+
+    /** @return false if the generation could not begin. */
+    private boolean take(final Cut c, final long now)
+    {
+        final long cutFrontier = c.frontier();
         lastCutNanos = now;
         finishedAtCut = userFinished;
         if (!generation.begin(c))
         {
-            return;
+            policy.cutAbandoned(c, "the checkpoint store could not begin it");
+            return false;
         }
         metrics.cutTaken(now);
         live.copyTo(unfinished);
@@ -140,6 +203,7 @@ final class Checkpointer
             }
         }
         generation.maybeCommit();
+        return true;
     }
 
     private static TaskRecord lastWriterBefore(final DataRef r, final long cutFrontier)
@@ -174,6 +238,12 @@ final class Checkpointer
      */
     boolean parks(final TaskRecord t)
     {
+        if (!requests.isEmpty() && !t.saveTask() && t.seq >= requests.peekFirst().frontier())
+        {
+            awaitingCut.add(t);
+            metrics.heldBegins(t);
+            return true;
+        }
         if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
         {
             return false;
@@ -313,16 +383,21 @@ final class Checkpointer
         generation.maybeCommit();
     }
 
-    /** IO thread: the generation in flight committed: held-back tasks may go. */
-    void committed(final CheckpointCost cost)
+    /** IO thread: the generation of {@code cut} committed: held-back tasks may go. */
+    void committed(final Cut cut, final CheckpointCost cost)
     {
         policy.committed(cost);
+        policy.cutCommitted(cut);
         releaseHeld();
     }
 
-    /** IO thread: the generation in flight was abandoned: objects still to capture and held-back tasks are let go. */
-    void abandoned()
+    /**
+     * IO thread: the generation of {@code cut} was abandoned: objects still to capture and held-back tasks are let
+     * go.
+     */
+    void abandoned(final Cut cut, final String why)
     {
+        policy.cutAbandoned(cut, why);
         for (final DataRef r : objects)
         {
             if (r.savePending >= 0)

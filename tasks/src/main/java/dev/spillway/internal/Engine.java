@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.EventTranslatorOneArg;
 import com.lmax.disruptor.EventTranslatorThreeArg;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.YieldingWaitStrategy;
@@ -49,6 +50,11 @@ public final class Engine
             e.task = task;
             e.error = error;
         };
+    private static final EventTranslatorOneArg<EngineEvent, CutRequest> CUT_TRANSLATOR = (e, seq, cut) ->
+    {
+        e.kind = EngineEvent.Kind.CUT;
+        e.cut = cut;
+    };
     /** Tiles are page-aligned whatever the store needs, so DRAM accounting is the same for every store. */
     private static final int PAGE = 4096;
 
@@ -237,6 +243,25 @@ public final class Engine
     {
         ring.publishEvent(TRANSLATOR, kind, task, error);
         ioIdle.wake();
+    }
+
+    /** Under the submission lock: passes a cut request to the IO thread, after every earlier submission. */
+    void publish(final CutRequest cut)
+    {
+        ring.publishEvent(CUT_TRANSLATOR, cut);
+        ioIdle.wake();
+    }
+
+    /** See {@code Spillway.checkpointHere}. */
+    public void checkpointHere(final long globalIndex)
+    {
+        submissions.requestCut(globalIndex);
+    }
+
+    /** See {@code Spillway.cancelAll}. */
+    public void cancelAll()
+    {
+        publish(EngineEvent.Kind.CANCEL_ALL, null, null);
     }
 
     /** Holds admission: submissions are tracked but nothing new is admitted until {@link #resume()}. */

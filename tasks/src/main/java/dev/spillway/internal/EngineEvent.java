@@ -5,17 +5,19 @@ final class EngineEvent
 {
     enum Kind
     {
-        SUBMIT, DONE, GATE_OPEN, PAUSE, RESUME, CANCEL_ALL
+        SUBMIT, DONE, GATE_OPEN, PAUSE, RESUME, CANCEL_ALL, CUT
     }
 
     Kind kind;
     TaskRecord task;
     Throwable error;
+    CutRequest cut;
 
     void clear()
     {
         kind = null;
         task = null;
         error = null;
+        cut = null;
     }
 }

@@ -235,15 +235,17 @@ final class GenerationCommit
         }
         final long end = System.nanoTime();
         final CheckpointCost cost = metrics.committed(end);
+        final Cut cut = writer.cut();
         writer = null;
         lastCommittedFrontier = frontier;
-        checkpointer.committed(cost);
+        checkpointer.committed(cut, cost);
     }
 
     private void abandon(final String why)
     {
         LOG.log(WARNING, "spillway: checkpoint generation " + writer.cut().generation() +
             " abandoned (" + why + "); the previous one stays the newest");
+        final Cut cut = writer.cut();
         writer.abandon();
         writer = null;
         metrics.abandoned();
@@ -252,7 +254,7 @@ final class GenerationCommit
         {
             release(j);
         }
-        checkpointer.abandoned();
+        checkpointer.abandoned(cut, why);
     }
 
     /** After the threads stopped: drops an unfinished generation and the copies waiting to be written. */

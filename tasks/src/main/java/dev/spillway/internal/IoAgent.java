@@ -171,6 +171,7 @@ final class IoAgent implements Agent
                 admission.changed();
             }
             case CANCEL_ALL -> completion.cancelAll();
+            case CUT -> checkpointer.requested(e.cut);
         }
         e.clear();
         return true;
@@ -317,10 +318,13 @@ final class IoAgent implements Agent
         completion.finishSave(t);
     }
 
-    /** A task held back by a checkpoint may be admitted. */
+    /** A task held back by a checkpoint may be admitted, unless it was cancelled meanwhile. */
     void unpark(final TaskRecord t)
     {
-        admission.enqueue(t);
+        if (!t.status().terminal())
+        {
+            admission.enqueue(t);
+        }
     }
 
     /** Fails a task that did not run; what it would have produced is marked as lost. */

@@ -63,6 +63,18 @@ final class Restart
         return point;
     }
 
+    /** @return whether the restored generation holds the outputs of every task below {@code seq}. */
+    boolean holdsTasksBefore(final long seq)
+    {
+        return point != null && seq <= frontier;
+    }
+
+    /** @return the hash of the tasks submitted so far; under the submit lock. */
+    long programHash()
+    {
+        return programHash;
+    }
+
     /** @return whether the restored generation holds contents for {@code tag}. */
     boolean holds(final String tag)
     {

@@ -114,6 +114,23 @@ final class Submissions
         }
     }
 
+    /** Asks for a cut before the next task submitted; ignored without checkpoints or inside the restored prefix. */
+    void requestCut(final long globalIndex)
+    {
+        fatal.check();
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("checkpointHere(" + globalIndex + ") called after close()");
+            }
+            if (checkpointing && !restart.holdsTasksBefore(nextSeq))
+            {
+                engine.publish(new CutRequest(nextSeq, globalIndex, restart.programHash()));
+            }
+        }
+    }
+
     /** @return the worker that owns a task: the owner of the first object it writes, else the next in turn. */
     private int owner(final DataRef[] refs, final Privilege[] privileges)
     {

@@ -205,7 +205,8 @@ final class TaskCompletion
     {
         releaseRefs(t);
         counters.cancelled++;
-        finish(t, TaskStatus.CANCELLED, new TaskFailedException("task '" + t.name + "' cancelled by close()"));
+        finish(t, TaskStatus.CANCELLED, new TaskFailedException("task '" + t.name +
+            "' cancelled (by close(CANCEL) or cancelAll())"));
     }
 
     private void releaseRefs(final TaskRecord t)

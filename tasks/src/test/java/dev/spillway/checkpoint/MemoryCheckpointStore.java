@@ -13,7 +13,7 @@ final class MemoryCheckpointStore implements CheckpointStore
 {
     private final TreeMap<Long, Generation> committed = new TreeMap<>();
     private long next;
-    private long epoch;
+    private long incarnation;
     private long progress = -1;
     private boolean complete;
     int begun;
@@ -28,7 +28,7 @@ final class MemoryCheckpointStore implements CheckpointStore
             return null;
         }
         final Generation g = committed.lastEntry().getValue();
-        epoch = g.cut.epoch() + 1;
+        incarnation = g.cut.incarnation() + 1;
         final long before = progress;
         return new RestorePoint()
         {
@@ -128,9 +128,9 @@ final class MemoryCheckpointStore implements CheckpointStore
     }
 
     @Override
-    public long epoch()
+    public long incarnation()
     {
-        return epoch;
+        return incarnation;
     }
 
     @Override

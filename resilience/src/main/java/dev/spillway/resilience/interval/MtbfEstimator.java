@@ -8,8 +8,8 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>the value given, when there is one;</li>
  *   <li>else, once failures were observed, the elapsed time since the run first started divided by the failures
- *       (each restart in the checkpoint directory, i.e. each epoch, counts as one failure, whether or not it found
- *       a checkpoint to resume);</li>
+ *       (each restart in the checkpoint directory, i.e. each incarnation, counts as one failure, whether or not it
+ *       found a checkpoint to resume);</li>
  *   <li>else the larger of {@link #DEFAULT_SECONDS} and the elapsed time: a run that has not failed yet for that
  *       long has a mean time between failures of at least about that.</li>
  * </ol>
@@ -43,7 +43,7 @@ public final class MtbfEstimator
 
     /**
      * @param given          the MTBF in seconds, or {@code null} to observe it.
-     * @param failures       failures so far (restarts: the checkpoint store's epoch).
+     * @param failures       failures so far (restarts: the checkpoint store's incarnation).
      * @param elapsedSeconds seconds since the run first started, across restarts.
      */
     public static MtbfEstimator of(final Double given, final LongSupplier failures,

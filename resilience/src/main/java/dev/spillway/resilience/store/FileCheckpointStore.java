@@ -29,8 +29,8 @@ import static java.lang.System.Logger.Level.WARNING;
  *   <li>{@code gen-N.manifest}: the generation's cut and, for every tag, which blocks file holds its block, where,
  *       and its 64-bit checksum; self-checksummed. A generation inherits every entry of the newest committed one,
  *       so unchanged blocks are referenced in older blocks files, not copied;</li>
- *   <li>{@code starts}: how many times the run restarted (its epoch) and when it first started, recorded once a run
- *       has finished a task, whether or not it commits a checkpoint ({@link RunStarts});</li>
+ *   <li>{@code starts}: how many times the run restarted (its incarnation) and when it first started, recorded
+ *       once a run has finished a task, whether or not it commits a checkpoint ({@link RunStarts});</li>
  *   <li>{@code progress}, {@code complete}, and {@code restore-attempts} while a restore runs.</li>
  * </ul>
  * A commit forces the blocks, writes and forces {@code gen-N.manifest.tmp}, renames it atomically and syncs the
@@ -40,7 +40,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * deleted, so storage is orphan-free after every commit.
  *
  * <p>A finished run ({@link #markComplete()}) is discarded by the next {@link #restore}: every generation's files
- * are deleted, then the marker, and the new run starts at epoch 0 (generation numbers still continue).
+ * are deleted, then the marker, and the new run starts at incarnation 0 (generation numbers still continue).
  *
  * <p>{@link #restore} is called once, before the first {@link #begin}; the rest from one thread (the IO thread).
  */
@@ -52,8 +52,9 @@ public final class FileCheckpointStore implements CheckpointStore
     private final boolean verifyChecksums;
     private final boolean directIo;
     private final ProgressFile progress;
+    private final long globalCut;
     private volatile long nextGeneration;
-    private volatile long epoch;
+    private volatile long incarnation;
     private long originMillis;
     private boolean restored;
     /** Whether this run's start is in the {@code starts} file (IO thread). */
@@ -63,8 +64,10 @@ public final class FileCheckpointStore implements CheckpointStore
     private FileGenerationWriter inFlight;
     private boolean closed;
 
-    private FileCheckpointStore(final Path dir, final boolean verifyChecksums) throws IOException
+    private FileCheckpointStore(final Path dir, final boolean verifyChecksums, final long globalCut)
+        throws IOException
     {
+        this.globalCut = globalCut;
         Files.createDirectories(dir);
         this.dir = dir;
         this.verifyChecksums = verifyChecksums;
@@ -73,7 +76,7 @@ public final class FileCheckpointStore implements CheckpointStore
         this.nextGeneration = Generations.scan(dir).highest() + 1;
         final RunStarts start = RunStarts.next(dir, Files.exists(dir.resolve(Generations.COMPLETE)),
             System.currentTimeMillis());
-        this.epoch = start.epoch();
+        this.incarnation = start.incarnation();
         this.originMillis = start.originMillis();
     }
 
@@ -102,8 +105,8 @@ public final class FileCheckpointStore implements CheckpointStore
     }
 
     /**
-     * @return wall-clock milliseconds when this directory's run first started (epoch 0), carried across restarts in
-     *         the {@code starts} file; this process's open time on a fresh directory.
+     * @return wall-clock milliseconds when this directory's run first started (incarnation 0), carried across
+     *         restarts in the {@code starts} file; this process's open time on a fresh directory.
      */
     public long originMillis()
     {
@@ -123,6 +126,11 @@ public final class FileCheckpointStore implements CheckpointStore
         nextGeneration = Math.max(nextGeneration, scan.highest() + 1);
         if (Files.exists(dir.resolve(Generations.COMPLETE)))
         {
+            if (globalCut >= 0)
+            {
+                throw new IOException("the run in " + dir + " had completed, but the job restarts from its global " +
+                    "checkpoint at global index " + globalCut + ": this rank's checkpoints are gone");
+            }
             log.accept("checkpoint: the run in " + dir + " had completed; starting afresh");
             Generations.deleteAll(dir, this::warn);
             Files.deleteIfExists(dir.resolve(Generations.PROGRESS));
@@ -132,14 +140,14 @@ public final class FileCheckpointStore implements CheckpointStore
             Generations.syncDirectory(dir);
             return null;
         }
-        final Recovery recovery = new Recovery(dir, verifyChecksums, log);
+        final Recovery recovery = new Recovery(dir, verifyChecksums, log, globalCut);
         final Manifest found = recovery.run(scan.manifests());
         if (found == null)
         {
             return null;
         }
         newest = found;
-        epoch = Math.max(epoch, found.cut().epoch() + 1);
+        incarnation = Math.max(incarnation, found.cut().incarnation() + 1);
         originMillis = Math.min(originMillis, found.originMillis());
         return new FileRestorePoint(found, new BlockReader(dir, verifyChecksums),
             recovery.explain(found, progress.previous()), recovery.readSeconds(), recovery.verifySeconds(),
@@ -179,9 +187,9 @@ public final class FileCheckpointStore implements CheckpointStore
     }
 
     @Override
-    public long epoch()
+    public long incarnation()
     {
-        return epoch;
+        return incarnation;
     }
 
     /** Records the count, and this run's start once it has finished a task (so its restart will count). */
@@ -275,7 +283,7 @@ public final class FileCheckpointStore implements CheckpointStore
         startRecorded = true;
         try
         {
-            new RunStarts(epoch, originMillis).write(dir);
+            new RunStarts(incarnation, originMillis).write(dir);
         }
         catch (final IOException e)
         {
@@ -301,6 +309,7 @@ public final class FileCheckpointStore implements CheckpointStore
     {
         private final Path dir;
         private boolean verifyChecksums = true;
+        private long globalCut = Recovery.NEWEST;
 
         private Builder(final Path dir)
         {
@@ -317,10 +326,27 @@ public final class FileCheckpointStore implements CheckpointStore
             return this;
         }
 
+        /**
+         * For one rank of a distributed job: {@link #restore} resumes from the generation of the job's global
+         * checkpoint, the cut at global index {@code index} ({@link Cut#globalIndex}), and from no other; it fails
+         * naming what it rejected when that generation is missing or does not verify. {@link Cut#LOCAL} means the
+         * job has no global checkpoint yet: the run starts afresh and generations found are collected later.
+         * Default: the newest generation that verifies.
+         */
+        public Builder globalCut(final long index)
+        {
+            if (index < Cut.LOCAL)
+            {
+                throw new IllegalArgumentException("global cut index " + index + " is negative");
+            }
+            this.globalCut = index;
+            return this;
+        }
+
         /** @return the store, its directory created if absent. */
         public FileCheckpointStore open() throws IOException
         {
-            return new FileCheckpointStore(dir, verifyChecksums);
+            return new FileCheckpointStore(dir, verifyChecksums, globalCut);
         }
     }
 }

@@ -9,8 +9,8 @@ import java.util.SortedMap;
  *
  * @param cut           the cut the generation records.
  * @param createdMillis wall-clock time of the commit.
- * @param originMillis  wall-clock time the run (epoch 0) of this checkpoint directory started; kept across restarts
- *                      so the observed time between failures can be estimated.
+ * @param originMillis  wall-clock time the run (incarnation 0) of this checkpoint directory started; kept across
+ *                      restarts so the observed time between failures can be estimated.
  * @param entries       every block of the generation by tag, inherited ones included.
  */
 record Manifest(Cut cut, long createdMillis, long originMillis, SortedMap<String, ManifestEntry> entries)

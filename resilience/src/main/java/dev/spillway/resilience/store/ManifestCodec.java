@@ -18,17 +18,20 @@ import java.util.zip.CRC32C;
  * The binary form of a {@link Manifest}, big-endian:
  * <pre>
  *   int magic 'SPCK', int format version,
- *   long generation, long frontier, long epoch, long programHash, long createdMillis, long originMillis,
+ *   long generation, long frontier, long globalIndex, long incarnation, long programHash, long createdMillis,
+ *   long originMillis,
  *   int entry count, then per entry: UTF tag, int length, long version, long fileGeneration, long offset,
  *   long checksum,
  *   int CRC32C of every byte before it.
  * </pre>
+ * Format version 1, written before cuts across ranks existed, lacks {@code globalIndex}; it reads as a local cut.
  */
 final class ManifestCodec
 {
     static final int MAGIC = 0x5350434B;
-    static final int FORMAT_VERSION = 1;
-    /** Magic, version, six longs, the entry count, the trailing CRC. */
+    static final int FORMAT_VERSION = 2;
+    private static final int FORMAT_LOCAL_CUTS = 1;
+    /** Magic, version, six longs (version 1), the entry count, the trailing CRC. */
     private static final int FIXED_BYTES = 4 + 4 + 6 * 8 + 4 + 4;
     /** The smallest entry: an empty tag (2 bytes), an int and four longs. */
     private static final int MIN_ENTRY_BYTES = 2 + 4 + 4 * 8;
@@ -48,7 +51,8 @@ final class ManifestCodec
             out.writeInt(FORMAT_VERSION);
             out.writeLong(cut.generation());
             out.writeLong(cut.frontier());
-            out.writeLong(cut.epoch());
+            out.writeLong(cut.globalIndex());
+            out.writeLong(cut.incarnation());
             out.writeLong(cut.programHash());
             out.writeLong(manifest.createdMillis());
             out.writeLong(manifest.originMillis());
@@ -109,12 +113,15 @@ final class ManifestCodec
                     file, magic, MAGIC));
             }
             final int version = in.readInt();
-            if (version != FORMAT_VERSION)
+            if (version != FORMAT_VERSION && version != FORMAT_LOCAL_CUTS)
             {
                 throw new ManifestCorruptedException("manifest " + file + " has format version " + version +
-                    "; this build reads version " + FORMAT_VERSION);
+                    "; this build reads versions " + FORMAT_LOCAL_CUTS + " and " + FORMAT_VERSION);
             }
-            final Cut cut = new Cut(in.readLong(), in.readLong(), in.readLong(), in.readLong());
+            final long generation = in.readLong();
+            final long frontier = in.readLong();
+            final long globalIndex = version == FORMAT_LOCAL_CUTS ? Cut.LOCAL : in.readLong();
+            final Cut cut = new Cut(generation, frontier, globalIndex, in.readLong(), in.readLong());
             final long createdMillis = in.readLong();
             final long originMillis = in.readLong();
             final int count = in.readInt();

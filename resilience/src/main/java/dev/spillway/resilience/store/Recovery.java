@@ -1,5 +1,6 @@
 package dev.spillway.resilience.store;
 
+import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
 
 import java.io.IOException;
@@ -17,16 +18,25 @@ import java.util.function.Consumer;
  */
 final class Recovery
 {
+    /** Accept the newest generation that verifies, whatever its cut. */
+    static final long NEWEST = Long.MIN_VALUE;
+
     private final Path dir;
     private final boolean verifyChecksums;
     private final Consumer<String> log;
+    private final long globalCut;
     private final List<String> rejected = new ArrayList<>();
     private long readNanos;
     private long verifyNanos;
     private long bytesVerified;
 
-    Recovery(final Path dir, final boolean verifyChecksums, final Consumer<String> log)
+    /**
+     * @param globalCut the {@link Cut#globalIndex} of the only generation to accept, {@link Cut#LOCAL} to accept
+     *                  none, or {@link #NEWEST} for the newest that verifies.
+     */
+    Recovery(final Path dir, final boolean verifyChecksums, final Consumer<String> log, final long globalCut)
     {
+        this.globalCut = globalCut;
         this.dir = dir;
         this.verifyChecksums = verifyChecksums;
         this.log = log;
@@ -38,7 +48,7 @@ final class Recovery
      */
     Manifest run(final List<Long> generations) throws IOException
     {
-        if (generations.isEmpty())
+        if (generations.isEmpty() && globalCut < 0)
         {
             return null;
         }
@@ -70,7 +80,13 @@ final class Recovery
             }
         }
         attempts.finished();
-        log.accept("checkpoint: no verified generation in " + dir + "; starting from the beginning");
+        if (globalCut >= 0)
+        {
+            throw new IOException("no verified generation of the job's global checkpoint (cut at global index " +
+                globalCut + ") in " + dir + ": " + String.join("; ", rejected));
+        }
+        log.accept("checkpoint: no " + (globalCut == NEWEST ? "verified generation" : "global checkpoint") + " in " +
+            dir + "; starting from the beginning");
         return null;
     }
 
@@ -80,7 +96,9 @@ final class Recovery
         final StringBuilder text = new StringBuilder();
         text.append("restored checkpoint generation ").append(used.generation()).append(" from ").append(dir)
             .append('\n');
-        text.append("  cut: frontier ").append(used.cut().frontier()).append(", epoch ").append(used.cut().epoch())
+        text.append("  cut: frontier ").append(used.cut().frontier())
+            .append(used.cut().global() ? ", global index " + used.cut().globalIndex() : "")
+            .append(", incarnation ").append(used.cut().incarnation())
             .append(", program hash ").append(String.format("%016x", used.cut().programHash())).append('\n');
         text.append("  blocks: ").append(used.entries().size()).append(", ").append(used.bytes()).append(" bytes")
             .append(verifyChecksums ? "" : " (checksums NOT verified: test-only setting)").append('\n');
@@ -129,6 +147,11 @@ final class Recovery
         {
             throw new ManifestCorruptedException("manifest " + file.getFileName() + " records generation " +
                 manifest.generation());
+        }
+        if (globalCut != NEWEST && manifest.cut().globalIndex() != globalCut)
+        {
+            throw new IOException(manifest.cut().global() ? "its cut at global index " +
+                manifest.cut().globalIndex() + " is not the job's global checkpoint" : "not a global cut");
         }
         try (BlockReader reader = new BlockReader(dir, verifyChecksums))
         {

@@ -11,23 +11,24 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The {@code starts} file of a checkpoint directory: {@code <epoch> <originMillis>}, the restarts of the run in it so
- * far and when it first started. A run records its start once it has finished a task, whether or not it ever commits
- * a checkpoint, so the next start counts it as a failure; a run refused before doing any work is not counted.
+ * The {@code starts} file of a checkpoint directory: {@code <incarnation> <originMillis>}, the restarts of the run
+ * in it so far and when it first started. A run records its start once it has finished a task, whether or not it
+ * ever commits a checkpoint, so the next start counts it as a failure; a run refused before doing any work is not
+ * counted.
  *
- * @param epoch        restarts before this run: 0 on a fresh directory or after a completed run.
+ * @param incarnation        restarts before this run: 0 on a fresh directory or after a completed run.
  * @param originMillis wall-clock milliseconds of the run's first start.
  */
-record RunStarts(long epoch, long originMillis)
+record RunStarts(long incarnation, long originMillis)
 {
     /**
      * @param completed whether the previous run completed: this one is then a fresh run.
-     * @return this run's start: one more than the recorded one, from the same origin, or epoch 0 from now.
+     * @return this run's start: one more than the recorded one, from the same origin, or incarnation 0 from now.
      */
     static RunStarts next(final Path dir, final boolean completed, final long nowMillis) throws IOException
     {
         final RunStarts previous = completed ? null : read(dir.resolve(Generations.STARTS));
-        return previous == null ? new RunStarts(0, nowMillis) : new RunStarts(previous.epoch + 1,
+        return previous == null ? new RunStarts(0, nowMillis) : new RunStarts(previous.incarnation + 1,
             previous.originMillis);
     }
 
@@ -38,7 +39,7 @@ record RunStarts(long epoch, long originMillis)
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING))
         {
-            final ByteBuffer text = ByteBuffer.wrap((epoch + " " + originMillis + "\n")
+            final ByteBuffer text = ByteBuffer.wrap((incarnation + " " + originMillis + "\n")
                 .getBytes(StandardCharsets.US_ASCII));
             while (text.hasRemaining())
             {

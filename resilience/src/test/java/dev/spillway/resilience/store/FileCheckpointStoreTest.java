@@ -42,7 +42,7 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir.resolve("new")))
         {
             assertNull(store.restore(log::add));
-            assertEquals(0, store.epoch());
+            assertEquals(0, store.incarnation());
             assertEquals(0, store.nextGeneration());
             assertTrue(log.isEmpty(), log.toString());
         }
@@ -59,35 +59,35 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore first = FileCheckpointStore.open(dir))
         {
             assertNull(first.restore(log::add));
-            assertEquals(0, first.epoch());
+            assertEquals(0, first.incarnation());
             origin = first.originMillis();
             first.progress(0);
             first.progress(5);
         }
         try (FileCheckpointStore refused = FileCheckpointStore.open(dir))
         {
-            assertEquals(1, refused.epoch(), "known at open, before restore, for the interval policy");
+            assertEquals(1, refused.incarnation(), "known at open, before restore, for the interval policy");
             assertNull(refused.restore(log::add));
             refused.progress(0);
         }
         try (FileCheckpointStore second = FileCheckpointStore.open(dir))
         {
             assertNull(second.restore(log::add));
-            assertEquals(1, second.epoch(), "the refused run did no work: not a failure");
+            assertEquals(1, second.incarnation(), "the refused run did no work: not a failure");
             assertEquals(origin, second.originMillis(), "elapsed time counts from the first start");
             commit(second, Map.of("a", bytes(1, 100)), 1);
         }
         try (FileCheckpointStore third = FileCheckpointStore.open(dir))
         {
             assertEquals(0, third.restore(log::add).cut().generation());
-            assertEquals(2, third.epoch());
+            assertEquals(2, third.incarnation());
             assertEquals(origin, third.originMillis());
             third.markComplete();
         }
         try (FileCheckpointStore fresh = FileCheckpointStore.open(dir))
         {
             assertNull(fresh.restore(log::add));
-            assertEquals(0, fresh.epoch(), "a completed run is not restarted");
+            assertEquals(0, fresh.incarnation(), "a completed run is not restarted");
         }
     }
 
@@ -110,7 +110,7 @@ class FileCheckpointStoreTest
         {
             final RestorePoint point = store.restore(log::add);
             assertEquals(new Cut(1, 10, 0, 42), point.cut());
-            assertEquals(1, store.epoch());
+            assertEquals(1, store.incarnation());
             assertEquals(2, store.nextGeneration());
             assertEquals(4, point.blocks().size());
             for (final Map.Entry<String, byte[]> block : second.entrySet())
@@ -280,7 +280,7 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
             assertNull(store.restore(log::add));
-            assertEquals(0, store.epoch());
+            assertEquals(0, store.incarnation());
             assertEquals(2, store.nextGeneration());
             assertEquals(List.of(), Fixture.files(dir), "the finished run's files are gone");
             assertTrue(log.get(0).contains("completed"), log.toString());
@@ -290,7 +290,7 @@ class FileCheckpointStoreTest
         {
             final RestorePoint point = store.restore(log::add);
             assertEquals(2, point.cut().generation());
-            assertEquals(0, point.cut().epoch());
+            assertEquals(0, point.cut().incarnation());
             assertEquals(List.of("b"), List.copyOf(point.blocks().keySet()));
         }
     }
