@@ -1,5 +1,6 @@
 package dev.spillway.ranks;
 
+import dev.spillway.CloseMode;
 import dev.spillway.Data;
 import dev.spillway.DataNotWrittenException;
 import dev.spillway.Privilege;
@@ -15,6 +16,7 @@ import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
 
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -31,12 +33,20 @@ import java.util.concurrent.CompletableFuture;
  * </ul>
  * Every rank must declare the same objects and submit the same tasks in the same order; a mismatch is detected when
  * a transfer carries an unexpected version or size.
+ *
+ * <p>Checkpoints: with a {@link GlobalCheckpoints} as the configuration's checkpoint policy (any other policy is
+ * refused), every rank cuts at the same global submission indices, and a lost rank no longer fails the job: every
+ * rank stops, and {@link #awaitAll()} throws {@link RestartNeededException}, so the job can be started again and
+ * resume from its newest global checkpoint. Without checkpoints a lost rank fails the tasks that wait on it.
  */
 public final class DistributedSpillway implements TaskRuntime
 {
     /** Rank running tasks that write nothing. */
     public static final int ROOT = 0;
-    /** Tags below this are free for the caller's own messages; data transfers use the ones above. */
+    /**
+     * Tags below {@code FIRST_DATA_TAG - 16} are free for the caller's own messages; the 16 below it carry this
+     * runtime's barriers and checkpoint agreement, data transfers use the ones above.
+     */
     public static final int FIRST_DATA_TAG = 1 << 20;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
     private static final long WATCH_MS = 50;
@@ -52,22 +62,41 @@ public final class DistributedSpillway implements TaskRuntime
     private long tasksElsewhere;
     private final CompletableFuture<Void> jobLost = new CompletableFuture<>();
     private final Thread watcher;
+    private final GlobalCheckpoints checkpoints;
+    /** Under the submission lock: tasks submitted so far on every rank (the next task's global index). */
+    private long globalIndex;
+    private long nextCut = Long.MAX_VALUE;
+    private boolean submissionsHeld;
+    private boolean awaitedAll;
+    private volatile RestartNeededException restart;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
-     * @param config the local runtime's settings (budget, workers, store) for this rank.
+     * @param config the local runtime's settings (budget, workers, store) for this rank; with checkpoints, a
+     *               {@link GlobalCheckpoints} policy of its own.
      */
     public DistributedSpillway(final Transport transport, final SpillwayConfig config)
     {
         this.transport = transport;
         this.rank = transport.rank();
+        if (config.checkpointPolicy() != null && !(config.checkpointPolicy() instanceof GlobalCheckpoints))
+        {
+            throw new IllegalArgumentException("rank " + rank + ": checkpoints on ranks need a GlobalCheckpoints " +
+                "policy, so every rank cuts at the same global index; got " + config.checkpointPolicy().describe());
+        }
+        this.checkpoints = (GlobalCheckpoints)config.checkpointPolicy();
         this.local = config.build();
+        if (checkpoints != null)
+        {
+            checkpoints.attach(transport, this);
+            nextCut = checkpoints.firstCut();
+        }
         this.watcher = new Thread(this::watch, "spillway-rank-" + rank + "-watch");
         watcher.setDaemon(true);
         watcher.start();
     }
 
-    /** Fails {@link #jobLost} once the transport reports any peer lost. */
+    /** Fails {@link #jobLost} once the transport reports any peer lost; with checkpoints, stops for a restart. */
     private void watch()
     {
         try
@@ -79,7 +108,7 @@ public final class DistributedSpillway implements TaskRuntime
                     final String reason = r == rank ? null : transport.lostReason(r);
                     if (reason != null)
                     {
-                        jobLost.completeExceptionally(new PeerFailedException(r, "the job", reason));
+                        lost(r, reason);
                         return;
                     }
                 }
@@ -90,6 +119,84 @@ public final class DistributedSpillway implements TaskRuntime
         {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private void lost(final int peer, final String reason)
+    {
+        if (checkpoints == null)
+        {
+            jobLost.completeExceptionally(new PeerFailedException(peer, "the job", reason));
+        }
+        else
+        {
+            restartNeeded("rank " + peer + " is lost (" + reason + ")", peer);
+        }
+    }
+
+    /**
+     * The job must restart from its newest global checkpoint: this rank takes no further cut, cancels what has not
+     * started, fails what waits on other ranks, and {@link #awaitAll()} throws {@link RestartNeededException}.
+     *
+     * @param lostRank the rank lost, or -1 when the cause is not a loss.
+     */
+    void restartNeeded(final String why, final int lostRank)
+    {
+        final RestartNeededException e;
+        synchronized (submitLock)
+        {
+            if (restart != null)
+            {
+                return;
+            }
+            e = new RestartNeededException("rank " + rank + " stopped for a restart: " + why + "; the job " +
+                "resumes from its newest global checkpoint (" + (checkpoints.globallyCommitted() < 0 ? "none yet" :
+                "the cut at global index " + checkpoints.globallyCommitted()) + ") when started again with a " +
+                "higher SPILLWAY_INCARNATION", lostRank < 0 ? List.of() : List.of(lostRank),
+                System.currentTimeMillis(), null);
+            restart = e;
+            submissionsHeld = false;
+            submitLock.notifyAll();
+        }
+        System.err.println("spillway: " + e.getMessage());
+        jobLost.completeExceptionally(e);
+        local.stopCheckpoints();
+        local.cancelAll();
+    }
+
+    /** Holds this rank's further submissions until {@link #cutAt}; @return how many tasks it submitted so far. */
+    long holdSubmissions()
+    {
+        synchronized (submitLock)
+        {
+            submissionsHeld = true;
+            return globalIndex;
+        }
+    }
+
+    /** The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut); submissions go on. */
+    void cutAt(final long index)
+    {
+        synchronized (submitLock)
+        {
+            submissionsHeld = false;
+            submitLock.notifyAll();
+            if (index < 0)
+            {
+                return;
+            }
+            nextCut = index;
+            if (globalIndex == index)
+            {
+                requestCut();
+            }
+        }
+    }
+
+    /** Under the submission lock: the local runtime cuts before its next task, at the global index reached. */
+    private void requestCut()
+    {
+        local.checkpointHere(globalIndex);
+        nextCut = checkpoints.cutAfter(globalIndex);
     }
 
     /** @return this rank. */
@@ -162,8 +269,25 @@ public final class DistributedSpillway implements TaskRuntime
     @Override
     public void awaitAll()
     {
-        local.awaitAll();
-        barrier();
+        try
+        {
+            local.awaitAll();
+            barrier();
+        }
+        catch (final RuntimeException e)
+        {
+            final RestartNeededException r = restart;
+            if (r != null)
+            {
+                r.addSuppressed(e);
+                throw r;
+            }
+            throw e;
+        }
+        synchronized (submitLock)
+        {
+            awaitedAll = true;
+        }
     }
 
     /** Returns once every rank called it; fails naming a lost rank. */
@@ -200,7 +324,33 @@ public final class DistributedSpillway implements TaskRuntime
     public void close()
     {
         watcher.interrupt();
-        local.close();
+        try
+        {
+            if (checkpoints != null && restart == null && awaitedAll)
+            {
+                checkpoints.finish();
+            }
+        }
+        finally
+        {
+            if (checkpoints != null)
+            {
+                checkpoints.close();
+            }
+            local.close(restart == null ? CloseMode.DRAIN : CloseMode.CANCEL);
+        }
+    }
+
+    /** @return why this rank stopped for a restart, or null. */
+    public RestartNeededException restartNeeded()
+    {
+        return restart;
+    }
+
+    /** @return this rank's global checkpoints, or null without checkpoints. */
+    public GlobalCheckpoints checkpoints()
+    {
+        return checkpoints;
     }
 
     private TaskHandle submit(final String name, final TaskBody body, final Data[] data, final Privilege[] privileges,
@@ -208,6 +358,13 @@ public final class DistributedSpillway implements TaskRuntime
     {
         synchronized (submitLock)
         {
+            awaitedAll = false;
+            waitWhileHeld();
+            if (globalIndex == nextCut)
+            {
+                requestCut();
+            }
+            globalIndex++;
             final Placement[] objects = new Placement[data.length];
             int runsOn = ROOT;
             boolean placed = false;
@@ -265,6 +422,27 @@ public final class DistributedSpillway implements TaskRuntime
                 }
             }
             return handle;
+        }
+    }
+
+    /** Under the submission lock: waits while the ranks agree on a cut (one round trip to rank 0). */
+    private void waitWhileHeld()
+    {
+        boolean interrupted = false;
+        while (submissionsHeld)
+        {
+            try
+            {
+                submitLock.wait();
+            }
+            catch (final InterruptedException e)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 

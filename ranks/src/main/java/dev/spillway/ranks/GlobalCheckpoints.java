@@ -1,0 +1,424 @@
+package dev.spillway.ranks;
+
+import dev.spillway.checkpoint.CheckpointCost;
+import dev.spillway.checkpoint.CheckpointPolicy;
+import dev.spillway.checkpoint.Cut;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportTimeoutException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+import static java.lang.System.Logger.Level.DEBUG;
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * Checkpoints of a distributed job that form one consistent global checkpoint per cut, with no marker messages.
+ * Every rank cuts at the same global submission index: both halves of a transfer are submitted at one global index,
+ * so every transfer lies on one side of such a cut on both its ranks (design note §C.2). The cut indices are
+ * <ul>
+ *   <li>every N global submissions ({@link #everyTasks}), known to every rank from the start; or</li>
+ *   <li>agreed at run time ({@link #agreed}): when rank 0's policy says a checkpoint is due, rank 0 asks every rank
+ *       how many tasks it has submitted; each holds its further submissions until rank 0 answers with the largest
+ *       count, and all cut there (one round of messages, seed 003 §4.2.2's max-reduction).</li>
+ * </ul>
+ * Each rank commits its generation of a cut in its own checkpoint directory and tells rank 0; once every rank has,
+ * rank 0 records the global commit ({@code global-commit} beside the ranks' directories) and tells the ranks. A rank
+ * begins a cut only once its previous cut is globally committed, so its store, which keeps two generations, always
+ * holds the job's newest global checkpoint. A relaunched job agrees on that record before any rank restores
+ * ({@link #agreeOnRestore}).
+ *
+ * <p>It is the local runtimes' {@link CheckpointPolicy}: never due by itself, since {@link DistributedSpillway}
+ * requests every cut. Use one instance per rank.
+ */
+public final class GlobalCheckpoints implements CheckpointPolicy
+{
+    /** The file, beside the ranks' directories, in which rank 0 records the newest global commit. */
+    public static final String RECORD = "global-commit";
+    private static final System.Logger LOG = System.getLogger(GlobalCheckpoints.class.getName());
+    private static final int COMMITTED_TAG = DistributedSpillway.FIRST_DATA_TAG - 2;
+    private static final int GLOBAL_TAG = DistributedSpillway.FIRST_DATA_TAG - 3;
+    private static final int RESTORE_TAG = DistributedSpillway.FIRST_DATA_TAG - 4;
+    private static final int PROPOSE_TAG = DistributedSpillway.FIRST_DATA_TAG - 5;
+    private static final int COUNT_TAG = DistributedSpillway.FIRST_DATA_TAG - 6;
+    private static final int DECIDE_TAG = DistributedSpillway.FIRST_DATA_TAG - 7;
+    private static final long TICK_MS = 20;
+    private static final int WORD = 8;
+
+    private final long every;
+    private final CheckpointPolicy timing;
+    private final Path root;
+    private final long restoredIndex;
+    private final long incarnation;
+    private volatile long globallyCommitted;
+    /** IO thread. */
+    private long lastLocalCommitted;
+    private volatile boolean stopped;
+    private volatile int globalCommits;
+    private Transport transport;
+    private DistributedSpillway runtime;
+    private ScheduledExecutorService executor;
+    /** Rank 0, on the executor: how many ranks committed each index not yet global. */
+    private final TreeMap<Long, Integer> commits = new TreeMap<>();
+    private GlobalCommitRecord record;
+    private boolean roundOpen;
+    private int counts;
+    private long largestCount;
+    private long lastDecided = Cut.LOCAL;
+    private long lastGlobalNanos = System.nanoTime();
+
+    private GlobalCheckpoints(final long every, final CheckpointPolicy timing, final Path root,
+        final long restoredIndex, final long incarnation)
+    {
+        this.every = every;
+        this.timing = timing;
+        this.root = root;
+        this.restoredIndex = restoredIndex;
+        this.incarnation = incarnation;
+        this.globallyCommitted = restoredIndex;
+        this.lastLocalCommitted = restoredIndex;
+        this.lastDecided = restoredIndex;
+    }
+
+    /**
+     * Cuts at global submission indices {@code tasks, 2·tasks, …}.
+     *
+     * @param root          the job's checkpoint directory; rank 0 keeps its record there.
+     * @param restoredIndex the global cut the job resumed from ({@link #agreeOnRestore}), or {@link Cut#LOCAL}.
+     * @param incarnation   how many times the job was relaunched, for the record.
+     */
+    public static GlobalCheckpoints everyTasks(final long tasks, final Path root, final long restoredIndex,
+        final long incarnation)
+    {
+        if (tasks < 1)
+        {
+            throw new IllegalArgumentException("a global checkpoint interval must be at least 1 task, got " + tasks);
+        }
+        return new GlobalCheckpoints(tasks, null, root, restoredIndex, incarnation);
+    }
+
+    /**
+     * Cuts where the ranks agree, whenever {@code timing} (for instance every N seconds, or the automatic interval)
+     * says a checkpoint is due on rank 0; it is told rank 0's measured costs.
+     */
+    public static GlobalCheckpoints agreed(final CheckpointPolicy timing, final Path root, final long restoredIndex,
+        final long incarnation)
+    {
+        return new GlobalCheckpoints(0, timing, root, restoredIndex, incarnation);
+    }
+
+    /**
+     * Every rank calls it after the rendezvous, before opening its checkpoint store: rank 0 reads the job's newest
+     * global commit from {@code root} and every rank learns it.
+     *
+     * @return the global index to restore ({@code FileCheckpointStore.Builder.globalCut}), or {@link Cut#LOCAL}
+     *         when the job has no global checkpoint.
+     * @throws UncheckedIOException on rank 0 when the record cannot be read (its peers then see rank 0 lost).
+     */
+    public static long agreeOnRestore(final Transport transport, final Path root)
+    {
+        byte[] mine = new byte[0];
+        if (transport.rank() == DistributedSpillway.ROOT)
+        {
+            try
+            {
+                mine = ByteBuffer.allocate(WORD).putLong(new GlobalCommitRecord(root.resolve(RECORD))
+                    .read(transport.size())).array();
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException(e.getMessage(), e);
+            }
+        }
+        final byte[][] all = Collectives.allGather(transport, RESTORE_TAG, mine, WORD);
+        return ByteBuffer.wrap(all[DistributedSpillway.ROOT]).getLong();
+    }
+
+    /** @return the global cut this job resumed from, or {@link Cut#LOCAL}. */
+    public long restoredIndex()
+    {
+        return restoredIndex;
+    }
+
+    /** @return the newest global cut this rank knows committed on every rank, or {@link Cut#LOCAL}. */
+    public long globallyCommitted()
+    {
+        return globallyCommitted;
+    }
+
+    /** @return global commits recorded by this run (counted on rank 0, and on each rank as it learns of them). */
+    public int globalCommits()
+    {
+        return globalCommits;
+    }
+
+    /** Starts the message handling; called by the runtime that uses it. */
+    void attach(final Transport transport, final DistributedSpillway runtime)
+    {
+        if (this.transport != null)
+        {
+            throw new IllegalStateException("a GlobalCheckpoints serves one DistributedSpillway; make one per rank");
+        }
+        this.transport = transport;
+        this.runtime = runtime;
+        executor = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-cuts");
+            t.setDaemon(true);
+            return t;
+        });
+        if (transport.rank() == DistributedSpillway.ROOT)
+        {
+            record = new GlobalCommitRecord(root.resolve(RECORD));
+            for (int r = 1; r < transport.size(); r++)
+            {
+                listen(r, COMMITTED_TAG, this::onCommitted);
+                listen(r, COUNT_TAG, this::onCount);
+            }
+            if (timing != null)
+            {
+                executor.scheduleWithFixedDelay(this::maybePropose, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+            }
+        }
+        else
+        {
+            listen(DistributedSpillway.ROOT, GLOBAL_TAG, index -> globalCommitted(index));
+            listen(DistributedSpillway.ROOT, PROPOSE_TAG, ignored -> send(DistributedSpillway.ROOT, COUNT_TAG,
+                runtime.holdSubmissions()));
+            listen(DistributedSpillway.ROOT, DECIDE_TAG, runtime::cutAt);
+        }
+    }
+
+    /** @return the first global index to cut at, or {@link Long#MAX_VALUE} while the ranks have not agreed one. */
+    long firstCut()
+    {
+        return every == 0 ? Long.MAX_VALUE : every;
+    }
+
+    /** @return the global index of the cut after the one at {@code index}, or {@link Long#MAX_VALUE} (agreed). */
+    long cutAfter(final long index)
+    {
+        return every == 0 ? Long.MAX_VALUE : index + every;
+    }
+
+    /** The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete. */
+    void finish()
+    {
+        runtime.barrier();
+        if (record != null)
+        {
+            try
+            {
+                record.delete();
+            }
+            catch (final IOException e)
+            {
+                LOG.log(WARNING, "spillway: cannot remove " + record.file() + ": " + e.getMessage() +
+                    "; a later run in this directory would resume from it");
+            }
+        }
+        runtime.barrier();
+    }
+
+    /** No more messages are handled. */
+    void close()
+    {
+        stopped = true;
+        if (executor != null)
+        {
+            executor.shutdownNow();
+        }
+    }
+
+    @Override
+    public boolean due(final long tasksSinceCut, final long nanosSinceCut)
+    {
+        return false;
+    }
+
+    @Override
+    public boolean mayBegin(final long globalIndex)
+    {
+        return globallyCommitted >= lastLocalCommitted;
+    }
+
+    @Override
+    public void committed(final CheckpointCost cost)
+    {
+        if (timing != null)
+        {
+            timing.committed(cost);
+        }
+    }
+
+    @Override
+    public void cutCommitted(final Cut cut)
+    {
+        if (!cut.global())
+        {
+            return;
+        }
+        lastLocalCommitted = cut.globalIndex();
+        if (transport.rank() == DistributedSpillway.ROOT)
+        {
+            executor.execute(() -> onCommitted(cut.globalIndex()));
+        }
+        else
+        {
+            send(DistributedSpillway.ROOT, COMMITTED_TAG, cut.globalIndex());
+        }
+    }
+
+    @Override
+    public void cutAbandoned(final Cut cut, final String why)
+    {
+        if (cut.global())
+        {
+            runtime.restartNeeded("rank " + transport.rank() + " could not write its checkpoint of the global cut at " +
+                "index " + cut.globalIndex() + " (" + why + ")", -1);
+        }
+    }
+
+    @Override
+    public String describe()
+    {
+        return (every > 0 ? "every " + every + " tasks" : timing.describe() + ", agreed by rank 0") +
+            ", the same cut on every rank";
+    }
+
+    /** Rank 0, executor: one more rank committed its cut at {@code index}. */
+    private void onCommitted(final long index)
+    {
+        final int ranks = commits.merge(index, 1, Integer::sum);
+        if (ranks < transport.size())
+        {
+            return;
+        }
+        commits.headMap(index, true).clear();
+        try
+        {
+            record.write(index, transport.size(), incarnation);
+        }
+        catch (final IOException e)
+        {
+            runtime.restartNeeded("rank 0 could not record the global commit of the cut at index " + index + ": " +
+                e.getMessage(), -1);
+            return;
+        }
+        lastGlobalNanos = System.nanoTime();
+        globalCommitted(index);
+        for (int r = 1; r < transport.size(); r++)
+        {
+            send(r, GLOBAL_TAG, index);
+        }
+    }
+
+    private void globalCommitted(final long index)
+    {
+        if (index > globallyCommitted)
+        {
+            globallyCommitted = index;
+            globalCommits++;
+        }
+    }
+
+    /** Rank 0, executor: opens an agreement round when the timing policy says a checkpoint is due. */
+    private void maybePropose()
+    {
+        if (stopped || roundOpen || globallyCommitted < lastDecided ||
+            !timing.due(0, System.nanoTime() - lastGlobalNanos))
+        {
+            return;
+        }
+        roundOpen = true;
+        counts = 0;
+        largestCount = runtime.holdSubmissions();
+        for (int r = 1; r < transport.size(); r++)
+        {
+            send(r, PROPOSE_TAG, 0);
+        }
+        if (transport.size() == 1)
+        {
+            decide();
+        }
+    }
+
+    /** Rank 0, executor: a rank's submission count, reported while it holds further submissions. */
+    private void onCount(final long count)
+    {
+        largestCount = Math.max(largestCount, count);
+        if (++counts == transport.size() - 1)
+        {
+            decide();
+        }
+    }
+
+    private void decide()
+    {
+        roundOpen = false;
+        final long index = largestCount > lastDecided ? largestCount : Cut.LOCAL;
+        if (index != Cut.LOCAL)
+        {
+            lastDecided = index;
+        }
+        else
+        {
+            lastGlobalNanos = System.nanoTime();
+        }
+        for (int r = 1; r < transport.size(); r++)
+        {
+            send(r, DECIDE_TAG, index);
+        }
+        runtime.cutAt(index);
+    }
+
+    private static Throwable unwrap(final Throwable e)
+    {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    private void send(final int target, final int tag, final long value)
+    {
+        final CompletableFuture<Void> sent = transport.send(target, new Header(Header.NO_RANK, tag, 0, 0, value),
+            ByteBuffer.allocateDirect(WORD));
+        sent.whenComplete((ignored, failure) ->
+        {
+            if (failure != null && !stopped)
+            {
+                LOG.log(DEBUG, "spillway: checkpoint message to rank " + target + " failed: " + failure);
+            }
+        });
+    }
+
+    /** Handles every message with {@code tag} from {@code source} on the executor, in order, until closed. */
+    private void listen(final int source, final int tag, final LongConsumer handler)
+    {
+        transport.receive(source, tag, ByteBuffer.allocateDirect(WORD)).whenCompleteAsync((Message m, Throwable e) ->
+        {
+            if (stopped)
+            {
+                return;
+            }
+            if (e == null)
+            {
+                handler.accept(m.header().seq());
+            }
+            if (e == null || unwrap(e) instanceof TransportTimeoutException)
+            {
+                listen(source, tag, handler);
+            }
+        }, executor);
+    }
+}
