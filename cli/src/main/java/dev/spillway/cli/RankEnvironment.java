@@ -15,6 +15,8 @@ import java.util.Map;
  */
 final class RankEnvironment
 {
+    /** How many times the job was relaunched: 0 (the default) on the first launch. */
+    static final String INCARNATION_ENV = "SPILLWAY_INCARNATION";
     /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
     static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
 
@@ -26,6 +28,28 @@ final class RankEnvironment
     static boolean present(final Map<String, String> env)
     {
         return env.containsKey(TransportConfig.RANK_ENV) || env.containsKey(TransportConfig.SIZE_ENV);
+    }
+
+    /**
+     * @return {@link #INCARNATION_ENV}, 0 when unset.
+     * @throws IllegalArgumentException naming a malformed value.
+     */
+    static int incarnation(final Map<String, String> env)
+    {
+        final String text = env.getOrDefault(INCARNATION_ENV, "0").trim();
+        try
+        {
+            final int incarnation = Integer.parseInt(text);
+            if (incarnation >= 0)
+            {
+                return incarnation;
+            }
+        }
+        catch (final NumberFormatException ignored)
+        {
+            // reported below
+        }
+        throw new IllegalArgumentException(INCARNATION_ENV + "='" + text + "' must be a whole number ≥ 0");
     }
 
     /**

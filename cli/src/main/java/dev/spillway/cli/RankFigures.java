@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.ranks.RankStats;
 import dev.spillway.rdma.Collectives;
@@ -25,18 +26,21 @@ import java.util.Map;
  * @param bytesSent     their bytes.
  * @param receives      objects it received.
  * @param bytesReceived their bytes.
+ * @param checkpoints   generations it committed (0 without checkpoints).
+ * @param restoreS      time it spent finding and verifying the generation it resumed from.
+ * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
  */
 record RankFigures(int rank, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
-    long receives, long bytesReceived)
+    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
-    static RankFigures of(final RunResult r, final RankStats s)
+    static RankFigures of(final RunResult r, final RankStats s, final CheckpointReport c)
     {
         return new RankFigures(s.rank(), r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
-            s.bytesSent(), s.receives(), s.bytesReceived());
+            s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds());
     }
 
     /** @return every rank's figures, in rank order; a collective. */

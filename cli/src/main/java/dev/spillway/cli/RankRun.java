@@ -1,9 +1,12 @@
 package dev.spillway.cli;
 
 import dev.spillway.SpillwayConfig;
+import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
 
 import java.io.IOException;
@@ -14,7 +17,9 @@ import java.util.Map;
 /**
  * {@code run} as one rank of a job ({@code SPILLWAY_RANK} etc. set): the rank runs the graph with the others, then
  * every rank's figures are gathered. Rank 0 prints and writes the summary with per-rank and total figures; the others
- * print their own line.
+ * print their own line. With checkpoints on, a rank that stops because the job lost a rank exits with
+ * {@link RestartNeededException#EXIT_STATUS}, after a line {@code restart needed, detected_ms=…} that
+ * {@code launch} reads.
  */
 final class RankRun
 {
@@ -23,23 +28,43 @@ final class RankRun
     }
 
     /**
-     * @param config    this rank's runtime.
-     * @param dramCheck the budget check, run once the runtime is built.
-     * @param verify    whether to verify the result.
-     * @param json      the {@code --json} file, or null.
-     * @return the exit status: the verdict on rank 0, else 0.
+     * @param config      this rank's runtime.
+     * @param checkpoints the global checkpoints set on {@code config}, or null.
+     * @param startMillis when this rank finished its rendezvous.
+     * @param dramCheck   the budget check, run once the runtime is built.
+     * @param verify      whether to verify the result.
+     * @param json        the {@code --json} file, or null.
+     * @return the exit status: the verdict on rank 0, else 0; {@link RestartNeededException#EXIT_STATUS} for a
+     *         restart.
      */
-    static int run(final Transport transport, final SpillwayConfig config, final DramCheck dramCheck,
-        final RunChecks checks, final RunSummary summary, final boolean verify, final Path json) throws IOException
+    static int run(final Transport transport, final SpillwayConfig config, final GlobalCheckpoints checkpoints,
+        final long startMillis, final DramCheck dramCheck, final RunChecks checks, final RunSummary summary,
+        final boolean verify, final Path json) throws IOException
     {
         final RunResult result;
         final RankFigures figures;
-        try (EngineGraph graph = new EngineGraph(new DistributedSpillway(transport, config));
-            Interrupts.Action cancel = Interrupts.onInterrupt("cancel", RunCommand.CANCEL_MS, graph::cancel))
+        final CheckpointReport report;
+        final DistributedSpillway runtime = new DistributedSpillway(transport, config);
+        try
         {
-            checks.require(dramCheck.problem(graph::dramCharge));
-            result = GraphRuns.withProgress(summary.kernel(), graph, "rank " + transport.rank(), verify);
-            figures = RankFigures.of(result, graph.rankStats());
+            try (EngineGraph graph = new EngineGraph(runtime);
+                Interrupts.Action cancel = Interrupts.onInterrupt("cancel", RunCommand.CANCEL_MS, graph::cancel))
+            {
+                checks.require(dramCheck.problem(graph::dramCharge));
+                result = GraphRuns.withProgress(summary.kernel(), graph, "rank " + transport.rank(), verify);
+                report = graph.checkpointReport();
+                figures = RankFigures.of(result, graph.rankStats(), report);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            final RestartNeededException restart = runtime.restartNeeded();
+            if (restart == null)
+            {
+                throw e;
+            }
+            System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis());
+            return RestartNeededException.EXIT_STATUS;
         }
         final List<RankFigures> all = RankFigures.gather(transport, figures);
         if (transport.rank() != DistributedSpillway.ROOT)
@@ -49,8 +74,22 @@ final class RankRun
         }
         final Map<String, Object> out = summary.json(result, null);
         RankFigures.put(all, out);
+        if (checkpoints != null)
+        {
+            CheckpointSummary.put(report, out);
+            out.put("global_checkpoints", checkpoints.globalCommits());
+            final Map<String, Object> recovery = Recovery.of(System.getenv(), checkpoints, startMillis, all);
+            if (recovery != null)
+            {
+                out.put("recovery", recovery);
+            }
+        }
         summary.print(result, null);
         System.out.print(RankFigures.describe(all));
+        if (checkpoints != null)
+        {
+            System.out.print(CheckpointSummary.describe(report));
+        }
         RunSummary.write(json, out);
         return RunSummary.verdict(result);
     }

@@ -15,6 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
+import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.interval.MtbfEstimator;
 import picocli.CommandLine.Parameters;
@@ -135,9 +137,22 @@ final class RunCommand implements Callable<Integer>
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
         final Transport transport = distributed ? RankEnvironment.join(System.getenv()) : null;
+        joinedMillis = System.currentTimeMillis();
         try
         {
             return call(kernelKey, w, letters, blas, probe, transport);
+        }
+        catch (final RuntimeException e)
+        {
+            final String lost = transport == null || checkpointDir == null ? null : lostPeer(transport);
+            if (lost == null)
+            {
+                throw e;
+            }
+            System.err.println("spillway: rank " + transport.rank() + " stopped for a restart: " + lost + " (" +
+                e.getMessage() + ")");
+            System.err.println("spillway: restart needed, detected_ms=" + System.currentTimeMillis());
+            return RestartNeededException.EXIT_STATUS;
         }
         finally
         {
@@ -147,6 +162,9 @@ final class RunCommand implements Callable<Integer>
             }
         }
     }
+
+    /** When this process joined its job (ranks only): the start of its work after a relaunch. */
+    private long joinedMillis;
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
         final Kernel probe, final Transport transport) throws Exception
@@ -176,9 +194,15 @@ final class RunCommand implements Callable<Integer>
         final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(budget).store(store)
             .storeDir(base).policy(letters));
         final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks);
-        if (checkpointDir != null)
+        GlobalCheckpoints global = null;
+        if (checkpointDir != null && transport == null)
         {
             Checkpoints.configure(config, checkpointDir, checkpointEvery, mtbf).checkpointMode(checkpointMode);
+        }
+        else if (checkpointDir != null)
+        {
+            global = RankCheckpoints.configure(config.checkpointMode(checkpointMode), transport, checkpointDir,
+                checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()));
         }
         final Path trace = report == null ? null : Files.createTempFile("spillway-trace", ".json");
         if (trace != null)
@@ -196,7 +220,7 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            return RankRun.run(transport, config, dramCheck, checks, summary, !noVerify, json);
+            return RankRun.run(transport, config, global, joinedMillis, dramCheck, checks, summary, !noVerify, json);
         }
         final RunResult result;
         CheckpointReport checkpoints = null;
@@ -242,6 +266,20 @@ final class RunCommand implements Callable<Integer>
         return RunSummary.verdict(result);
     }
 
+    /** @return which peer of {@code transport} is lost, and why, or null while all are alive. */
+    private static String lostPeer(final Transport transport)
+    {
+        for (int r = 0; r < transport.size(); r++)
+        {
+            final String reason = r == transport.rank() ? null : transport.lostReason(r);
+            if (reason != null)
+            {
+                return "rank " + r + " is lost (" + reason + ")";
+            }
+        }
+        return null;
+    }
+
     /** On an interrupt: removes what the run put in {@code --dir}; nothing can be reported any more. */
     private static void remove(final SpillArea area)
     {
@@ -259,7 +297,7 @@ final class RunCommand implements Callable<Integer>
     private String unsupportedOnRanks()
     {
         return !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
-            checkpointDir != null ? "--checkpoint-dir" : report != null ? "--report" : null;
+            report != null ? "--report" : null;
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,

@@ -6,7 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Named points at which a fault-injection test kills this JVM with {@code kill -9}. Armed by the system property
  * {@code spillway.crashAt=NAME} (and optionally {@code spillway.crashAtHit=N}, default 1, for the N-th time the
- * point is reached): the armed point prints {@code CRASHPOINT NAME} on stdout and blocks the calling thread until
+ * point is reached): the armed point prints {@code CRASHPOINT NAME PID} on stdout and blocks the calling thread until
  * the supervising test kills the process. Disarmed, {@link #hit} is one string comparison.
  */
 public final class CrashPoints
@@ -41,7 +41,7 @@ public final class CrashPoints
         {
             return;
         }
-        System.out.println("CRASHPOINT " + name);
+        System.out.println("CRASHPOINT " + name + " " + ProcessHandle.current().pid());
         System.out.flush();
         while (true)
         {

@@ -276,18 +276,35 @@ public final class DistributedSpillway implements TaskRuntime
         }
         catch (final RuntimeException e)
         {
-            final RestartNeededException r = restart;
-            if (r != null)
-            {
-                r.addSuppressed(e);
-                throw r;
-            }
-            throw e;
+            throw restartOr(e);
         }
         synchronized (submitLock)
         {
             awaitedAll = true;
         }
+    }
+
+    /** @return {@code e}, or with checkpoints, once a peer is lost, the restart it calls for. */
+    private RuntimeException restartOr(final RuntimeException e)
+    {
+        if (checkpoints != null)
+        {
+            for (int r = 0; r < transport.size() && restart == null; r++)
+            {
+                final String reason = r == rank ? null : transport.lostReason(r);
+                if (reason != null)
+                {
+                    lost(r, reason);
+                }
+            }
+        }
+        final RestartNeededException r = restart;
+        if (r == null)
+        {
+            return e;
+        }
+        r.addSuppressed(e);
+        return r;
     }
 
     /** Returns once every rank called it; fails naming a lost rank. */
@@ -324,20 +341,28 @@ public final class DistributedSpillway implements TaskRuntime
     public void close()
     {
         watcher.interrupt();
+        if (checkpoints == null)
+        {
+            local.close();
+            return;
+        }
+        boolean complete = false;
         try
         {
-            if (checkpoints != null && restart == null && awaitedAll)
+            if (restart == null && awaitedAll)
             {
                 checkpoints.finish();
+                complete = true;
             }
+        }
+        catch (final RuntimeException e)
+        {
+            throw restartOr(e);
         }
         finally
         {
-            if (checkpoints != null)
-            {
-                checkpoints.close();
-            }
-            local.close(restart == null ? CloseMode.DRAIN : CloseMode.CANCEL);
+            checkpoints.close();
+            local.close(complete && restart == null ? CloseMode.DRAIN : CloseMode.CANCEL);
         }
     }
 

@@ -58,22 +58,36 @@ public final class Checkpoints
     public static SpillwayConfig configure(final SpillwayConfig config, final Path dir, final String every,
         final Double mtbfSeconds) throws IOException
     {
-        final String text = checkEvery(every, mtbfSeconds);
-        final CheckpointPolicy fixed = text.equals("auto") ? null : fixed(text, every);
-        final FileCheckpointStore store = FileCheckpointStore.builder(dir)
-            .verifyChecksums(!"false".equals(System.getProperty(VERIFY_PROPERTY))).open();
+        checkEvery(every, mtbfSeconds);
+        final FileCheckpointStore store = store(dir).open();
         try
         {
-            final CheckpointPolicy policy = fixed != null ? fixed : new AutoInterval(MtbfEstimator.of(mtbfSeconds,
-                store::incarnation, () -> (System.currentTimeMillis() - store.originMillis()) / 1e3),
-                DEFAULT_RESTART_SECONDS);
-            return config.checkpoints(store, policy);
+            return config.checkpoints(store, policy(store, every, mtbfSeconds));
         }
         catch (final RuntimeException e)
         {
             store.close();
             throw e;
         }
+    }
+
+    /** @return a builder of the store in {@code dir}, with checksum verification as {@link #VERIFY_PROPERTY} says. */
+    public static FileCheckpointStore.Builder store(final Path dir)
+    {
+        return FileCheckpointStore.builder(dir).verifyChecksums(!"false".equals(System.getProperty(VERIFY_PROPERTY)));
+    }
+
+    /**
+     * As {@link #policy(String, Double)}, but with {@code auto} and no MTBF, the MTBF is estimated from the restarts
+     * observed in {@code store}'s directory.
+     */
+    public static CheckpointPolicy policy(final FileCheckpointStore store, final String every,
+        final Double mtbfSeconds)
+    {
+        final String text = checkEvery(every, mtbfSeconds);
+        return !text.equals("auto") ? fixed(text, every) : new AutoInterval(MtbfEstimator.of(mtbfSeconds,
+            store::incarnation, () -> (System.currentTimeMillis() - store.originMillis()) / 1e3),
+            DEFAULT_RESTART_SECONDS);
     }
 
     private static String checkEvery(final String every, final Double mtbfSeconds)

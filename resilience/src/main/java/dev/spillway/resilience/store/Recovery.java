@@ -151,7 +151,8 @@ final class Recovery
         if (globalCut != NEWEST && manifest.cut().globalIndex() != globalCut)
         {
             throw new IOException(manifest.cut().global() ? "its cut at global index " +
-                manifest.cut().globalIndex() + " is not the job's global checkpoint" : "not a global cut");
+                manifest.cut().globalIndex() + " is not the one every rank committed (" + (globalCut < 0 ? "none" :
+                "index " + globalCut) + "), which the job resumes from" : "not a cut every rank took");
         }
         try (BlockReader reader = new BlockReader(dir, verifyChecksums))
         {

@@ -1,0 +1,259 @@
+package dev.spillway.cli;
+
+import dev.spillway.rdma.TransportConfig;
+import dev.spillway.ranks.RestartNeededException;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One incarnation of a launched job: N rank processes on this host, joined through a fresh rendezvous on loopback
+ * with a fresh secret. Rank 0's standard output is the launcher's; everything else is prefixed with its rank on
+ * standard error. When one rank fails, the others get {@link #GRACE_MS} to report (a rank that needs a restart
+ * exits at once), then are killed.
+ */
+final class LaunchedJob
+{
+    /** A rank prints this, with the time it learnt of the loss, before it exits for a restart. */
+    static final Pattern RESTART_LINE = Pattern.compile("restart needed, detected_ms=(\\d+)");
+    /** The variable that tells a relaunched rank how it was recovered: lost ranks and the times of the steps. */
+    static final String RECOVERY_ENV = "SPILLWAY_RECOVERY";
+    private static final long GRACE_MS = 15_000;
+
+    private final int ranks;
+    private final int incarnation;
+    private final List<String> command;
+    private final List<CrashSpec> crashes;
+    private final String recovery;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Thread> pumps = new ArrayList<>();
+    private final AtomicLong detectedMillis = new AtomicLong(Long.MAX_VALUE);
+    private final long[] exitMillis;
+
+    /** @param recovery the {@link #RECOVERY_ENV} value for a relaunch, or null for the first launch. */
+    LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
+        final String recovery)
+    {
+        this.ranks = ranks;
+        this.incarnation = incarnation;
+        this.command = command;
+        this.crashes = crashes;
+        this.recovery = recovery;
+        this.exitMillis = new long[ranks];
+    }
+
+    /** @return the processes started so far, for an interrupt to stop; guarded by the list itself. */
+    List<Process> processes()
+    {
+        return processes;
+    }
+
+    /** Starts every rank (unless interrupted meanwhile) and prints each one's pid and incarnation. */
+    void start() throws IOException, GeneralSecurityException
+    {
+        final String secret = HexFormat.of().formatHex(SecureRandom.getInstanceStrong().generateSeed(32));
+        final String coordinator = "127.0.0.1:" + freePort();
+        final String heap = Runtime.getRuntime().maxMemory() / (1 << 20) + "m";
+        for (int r = 0; r < ranks; r++)
+        {
+            final ProcessBuilder pb = new ProcessBuilder(ChildJvm.command(heap, CrashSpec.flags(crashes, r,
+                incarnation), command));
+            pb.environment().put(TransportConfig.RANK_ENV, Integer.toString(r));
+            pb.environment().put(TransportConfig.SIZE_ENV, Integer.toString(ranks));
+            pb.environment().put(TransportConfig.COORDINATOR_ENV, coordinator);
+            pb.environment().put(TransportConfig.SECRET_ENV, secret);
+            pb.environment().put(RankEnvironment.INCARNATION_ENV, Integer.toString(incarnation));
+            if (recovery != null)
+            {
+                pb.environment().put(RECOVERY_ENV, recovery);
+            }
+            pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
+            pb.environment().putIfAbsent("UCX_LOG_LEVEL", "error");
+            final Process p;
+            synchronized (processes)
+            {
+                if (Interrupts.requested())
+                {
+                    return;
+                }
+                p = pb.start();
+                processes.add(p);
+            }
+            final int rank = r;
+            p.onExit().thenRun(() -> exitMillis[rank] = System.currentTimeMillis());
+            System.err.println("spillway launch: rank " + r + " pid " + p.pid() + " incarnation " + incarnation);
+            final String prefix = "[rank " + r + "] ";
+            final boolean toOut = r == 0;
+            pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
+            pumps.add(pump(p.getErrorStream(), () -> System.err, prefix));
+        }
+    }
+
+    /**
+     * Waits for every rank; once one fails, gives the rest the grace period to report, then kills them.
+     *
+     * @return how the incarnation ended.
+     */
+    Outcome await() throws InterruptedException
+    {
+        int status = 0;
+        long deadline = Long.MAX_VALUE;
+        final boolean[] reported = new boolean[processes.size()];
+        int running = processes.size();
+        while (running > 0)
+        {
+            running = 0;
+            for (int r = 0; r < processes.size(); r++)
+            {
+                final Process p = processes.get(r);
+                if (p.isAlive())
+                {
+                    running++;
+                    continue;
+                }
+                if (!reported[r])
+                {
+                    reported[r] = true;
+                    if (p.exitValue() != 0 && status == 0)
+                    {
+                        status = p.exitValue();
+                        System.err.println("spillway launch: rank " + r + " exited with status " + status +
+                            describe(status) + "; stopping the others within " + GRACE_MS / 1000 + " s");
+                        deadline = System.currentTimeMillis() + GRACE_MS;
+                    }
+                }
+            }
+            if (running > 0 && System.currentTimeMillis() > deadline)
+            {
+                for (int r = 0; r < processes.size(); r++)
+                {
+                    if (processes.get(r).isAlive())
+                    {
+                        System.err.println("spillway launch: killing rank " + r);
+                        processes.get(r).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
+                }
+                break;
+            }
+            if (running > 0)
+            {
+                Thread.sleep(50);
+            }
+        }
+        for (final Thread t : pumps)
+        {
+            t.join(5_000);
+        }
+        return outcome(status);
+    }
+
+    private Outcome outcome(final int status) throws InterruptedException
+    {
+        final List<Integer> lost = new ArrayList<>();
+        boolean restartAsked = false;
+        long died = Long.MAX_VALUE;
+        for (int r = 0; r < processes.size(); r++)
+        {
+            final Process p = processes.get(r);
+            p.waitFor();
+            p.onExit().join();
+            final int s = p.exitValue();
+            restartAsked |= s == RestartNeededException.EXIT_STATUS;
+            if (s != 0 && s != RestartNeededException.EXIT_STATUS)
+            {
+                lost.add(r);
+                died = Math.min(died, exitMillis[r]);
+            }
+        }
+        return new Outcome(status, restartAsked, lost, died, detectedMillis.get());
+    }
+
+    private static String describe(final int status)
+    {
+        return status == RestartNeededException.EXIT_STATUS ? " (it stopped for a restart)" :
+            status > 128 ? " (killed by signal " + (status - 128) + ")" : "";
+    }
+
+    /** Copies lines of {@code in} to the stream {@code out} names when each is printed (silent after an interrupt). */
+    private Thread pump(final InputStream in, final Supplier<PrintStream> out, final String prefix)
+    {
+        final Thread t = new Thread(() ->
+        {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)))
+            {
+                String line;
+                while ((line = r.readLine()) != null)
+                {
+                    final Matcher m = RESTART_LINE.matcher(line);
+                    if (m.find())
+                    {
+                        detectedMillis.accumulateAndGet(Long.parseLong(m.group(1)), Math::min);
+                    }
+                    out.get().println(prefix + line);
+                }
+            }
+            catch (final IOException ignored)
+            {
+                // the rank ended
+            }
+        }, "spillway-launch-output");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * How an incarnation ended.
+     *
+     * @param status         the first failing rank's exit status, or 0.
+     * @param restartAsked   whether a rank stopped for a restart.
+     * @param lost           ranks that failed otherwise (killed, crashed).
+     * @param diedMillis     when the first of them exited, or {@link Long#MAX_VALUE}.
+     * @param detectedMillis when the first rank learnt that the job must restart, or {@link Long#MAX_VALUE}.
+     */
+    record Outcome(int status, boolean restartAsked, List<Integer> lost, long diedMillis, long detectedMillis)
+    {
+        /** @return the {@link #RECOVERY_ENV} value for the relaunch that starts at {@code relaunchMillis}. */
+        String recovery(final long relaunchMillis)
+        {
+            final StringBuilder s = new StringBuilder("lost=");
+            for (int i = 0; i < lost.size(); i++)
+            {
+                s.append(i == 0 ? "" : ",").append(lost.get(i));
+            }
+            if (diedMillis != Long.MAX_VALUE)
+            {
+                s.append(" died_ms=").append(diedMillis);
+            }
+            if (detectedMillis != Long.MAX_VALUE)
+            {
+                s.append(" detected_ms=").append(detectedMillis);
+            }
+            return s.append(" relaunched_ms=").append(relaunchMillis).toString();
+        }
+    }
+}

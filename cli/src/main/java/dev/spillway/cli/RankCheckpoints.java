@@ -1,0 +1,51 @@
+package dev.spillway.cli;
+
+import dev.spillway.SpillwayConfig;
+import dev.spillway.rdma.Transport;
+import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.store.FileCheckpointStore;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * {@code run --checkpoint-dir DIR} on ranks: rank R keeps its generations in {@code DIR/rank-R/}, rank 0 the job's
+ * global commit record in {@code DIR/}. {@code --checkpoint-every N} cuts every N tasks of the whole job's submission
+ * order; {@code Ns} and {@code auto} cut where rank 0's policy says, at a point the ranks agree on.
+ */
+final class RankCheckpoints
+{
+    private RankCheckpoints()
+    {
+    }
+
+    /**
+     * Agrees with the other ranks on the global checkpoint to resume from (a collective), opens this rank's store on
+     * it and sets both on {@code config}.
+     *
+     * @return the policy set.
+     */
+    static GlobalCheckpoints configure(final SpillwayConfig config, final Transport transport, final Path root,
+        final String every, final Double mtbfSeconds, final int incarnation) throws IOException
+    {
+        final long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
+        final FileCheckpointStore store = Checkpoints.store(root.resolve("rank-" + transport.rank()))
+            .globalCut(restored).open();
+        try
+        {
+            final String text = every.trim().toLowerCase(Locale.ROOT);
+            final GlobalCheckpoints policy = text.matches("\\d{1,18}") ?
+                GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation) :
+                GlobalCheckpoints.agreed(Checkpoints.policy(store, every, mtbfSeconds), root, restored, incarnation);
+            config.checkpoints(store, policy);
+            return policy;
+        }
+        catch (final RuntimeException e)
+        {
+            store.close();
+            throw e;
+        }
+    }
+}
