@@ -10,7 +10,9 @@ import java.util.Map;
 /**
  * The {@code recovery} object of a relaunched job's {@code --json}: which ranks were lost, which global cut was
  * restored, and the time from the loss to resumed work in four parts. Detection and relaunch come from the times
- * {@code launch} passes in {@code SPILLWAY_RECOVERY}; restore and re-execution are the slowest rank's.
+ * {@code launch} passes in {@code SPILLWAY_RECOVERY}; restore and re-execution are the slowest rank's. Detection runs
+ * from the launcher's sight of the death to the first survivor's; a SIGKILL closes the dead rank's connections at
+ * once, so survivors may see it a few milliseconds before the launcher does: such a detection counts as 0.
  */
 final class Recovery
 {
@@ -33,7 +35,8 @@ final class Recovery
         out.put("lost_ranks", lost(fields.get("lost")));
         out.put("restored_global_index", checkpoints.restoredIndex() < 0 ? null : checkpoints.restoredIndex());
         final Map<String, Object> seconds = new LinkedHashMap<>();
-        final Double detection = between(fields.get("died_ms"), fields.get("detected_ms"));
+        final Double seen = between(fields.get("died_ms"), fields.get("detected_ms"));
+        final Double detection = seen == null ? null : Math.max(0, seen);
         final Double relaunch = between(fields.get("detected_ms"), Long.toString(startMillis));
         final double restore = ranks.stream().mapToDouble(RankFigures::restoreS).max().orElse(0);
         final double reexecution = ranks.stream().mapToDouble(RankFigures::reexecuteS).max().orElse(0);

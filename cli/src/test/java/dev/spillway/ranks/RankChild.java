@@ -152,6 +152,11 @@ final class RankChild
         }
     }
 
+    boolean alive()
+    {
+        return process.isAlive();
+    }
+
     /** Kills the child if it still runs; for finally blocks. */
     void destroy()
     {

@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import dev.spillway.checkpoint.CheckpointStore;
+import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.memory.Residency;
 
@@ -63,10 +64,18 @@ final class Restart
         return point;
     }
 
-    /** @return whether the restored generation holds the outputs of every task below {@code seq}. */
-    boolean holdsTasksBefore(final long seq)
+    /**
+     * @return whether the restored generation already holds a cut requested before task {@code seq}: one at a global
+     *         index up to the restored one's, or, for a local cut, one whose tasks it all holds.
+     */
+    boolean holdsCut(final long seq, final long globalIndex)
     {
-        return point != null && seq <= frontier;
+        if (point == null)
+        {
+            return false;
+        }
+        return globalIndex != Cut.LOCAL && point.cut().global() ? globalIndex <= point.cut().globalIndex() :
+            seq <= frontier;
     }
 
     /** @return the hash of the tasks submitted so far; under the submit lock. */

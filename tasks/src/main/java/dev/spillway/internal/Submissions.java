@@ -124,7 +124,7 @@ final class Submissions
             {
                 throw new IllegalStateException("checkpointHere(" + globalIndex + ") called after close()");
             }
-            if (checkpointing && !restart.holdsTasksBefore(nextSeq))
+            if (checkpointing && !restart.holdsCut(nextSeq, globalIndex))
             {
                 engine.publish(new CutRequest(nextSeq, globalIndex, restart.programHash()));
             }

@@ -1,0 +1,206 @@
+package dev.spillway.ranks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.io.CrashPoints;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code launch -n 3 --max-restarts K run ... --checkpoint-dir D} survives a rank killed with {@code kill -9} at a
+ * named point, at seeded random task counts (rank 0 among the victims), twice in a row, and during the restore:
+ * every time the relaunched job's {@code result_checksum} equals the failure-free run's, and rank 0's JSON names
+ * the lost rank and the global cut restored. Kills come from the ranks' own {@code CRASHPOINT} lines, never from
+ * wall-clock guesses.
+ */
+@Tag("process")
+class RankRelaunchTest
+{
+    private static final Duration LIMIT = Duration.ofMinutes(10);
+    private static final Pattern CRASH = Pattern.compile("CRASHPOINT (\\S+) (\\d+)");
+    private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
+        "--dram", "2m", "--checkpoint-every", "30");
+    private static final List<String> STENCIL = List.of("run", "stencil", "--grid", "64,64,64", "--tile", "16",
+        "--sweeps", "3", "--steps", "3", "--workers", "1", "--dram", "1m", "--checkpoint-every", "25");
+    private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.randomKills", 20);
+    private static final Map<List<String>, JsonNode> REFERENCE = new HashMap<>();
+
+    @TempDir
+    static Path shared;
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void failureFreeRuns() throws Exception
+    {
+        RankChildSupport.requireUcx();
+        for (final List<String> run : List.of(LU, STENCIL))
+        {
+            final JsonNode result = launch(shared.resolve(run.get(1)), run).json;
+            assertTrue(result.get("verified").asBoolean(), result.toString());
+            assertTrue(result.get("checkpoints").asInt() > 0, "the reference run committed no checkpoint: " + result);
+            REFERENCE.put(run, result);
+        }
+    }
+
+    static Stream<String> namedPoints()
+    {
+        return Stream.of("1:" + CrashPoints.TRANSFER_SEND + ":8", "2:" + CrashPoints.CAPTURE + ":3",
+            "0:" + CrashPoints.BEFORE_MANIFEST + ":2", "1:" + CrashPoints.MANIFEST_RENAME + ":3",
+            "0:" + CrashPoints.TRANSFER_SEND + ":5");
+    }
+
+    @ParameterizedTest
+    @MethodSource("namedPoints")
+    void survivesAKillAtANamedPoint(final String spec) throws Exception
+    {
+        relaunchedEqualsReference(LU, spec);
+    }
+
+    @Test
+    void survivesAKillDuringTheRestore() throws Exception
+    {
+        relaunchedEqualsReference(LU, "2:" + CrashPoints.IN_TASK + ":40", "1:" + CrashPoints.RESTORE + ":1@1");
+    }
+
+    @Test
+    void survivesTwoKillsInARow() throws Exception
+    {
+        relaunchedEqualsReference(LU, "1:" + CrashPoints.IN_TASK + ":30", "0:" + CrashPoints.IN_TASK + ":60@1");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1:" + CrashPoints.TRANSFER_SEND + ":6", "0:" + CrashPoints.IN_TASK + ":50"})
+    void stencilSurvivesAKill(final String spec) throws Exception
+    {
+        relaunchedEqualsReference(STENCIL, spec);
+    }
+
+    /** Seed s kills rank s % 3 (rank 0 in a third of them) at a random one of its tasks. */
+    static IntStream seeds()
+    {
+        return IntStream.range(0, RANDOM_KILLS);
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void survivesAKillAtASeededRandomTask(final int seed) throws Exception
+    {
+        final int victim = seed % 3;
+        final long tasks = REFERENCE.get(LU).get("per_rank").get(victim).get("tasks").asLong();
+        final long hit = 1 + new Random(seed).nextLong(tasks);
+        relaunchedEqualsReference(LU, victim + ":" + CrashPoints.IN_TASK + ":" + hit);
+    }
+
+    private void relaunchedEqualsReference(final List<String> run, final String... specs) throws Exception
+    {
+        final List<String> args = new ArrayList<>(List.of("--max-restarts", Integer.toString(specs.length + 1)));
+        for (final String spec : specs)
+        {
+            args.addAll(List.of("--crash-at", spec));
+        }
+        args.addAll(run);
+        final Launch launch = launch(dir, args);
+        assertEquals(specs.length, launch.killed.size(), "every armed crash point must be reached and killed: " +
+            List.of(specs) + ", killed " + launch.killed + "\n" + launch.child.output());
+        final JsonNode expected = REFERENCE.get(run);
+        assertEquals(expected.get("result_checksum").asText(), launch.json.get("result_checksum").asText(),
+            "the relaunched job's result differs from the failure-free run's\n" + launch.child.output());
+        assertTrue(launch.json.get("verified").asBoolean(), launch.json.toString());
+        final JsonNode recovery = launch.json.get("recovery");
+        assertEquals(specs.length, recovery.get("incarnation").asInt(), recovery.toString());
+        final int lastVictim = Integer.parseInt(specs[specs.length - 1].split(":")[0]);
+        assertEquals(List.of(lastVictim), ints(recovery.get("lost_ranks")), recovery.toString());
+        for (final String part : List.of("detection", "relaunch", "restore", "reexecution"))
+        {
+            assertTrue(recovery.get("recovery_s").get(part).asDouble() >= 0, part + ": " + recovery);
+        }
+        assertFalse(Files.exists(dir.resolve("ckpt").resolve(GlobalCheckpoints.RECORD)),
+            "a completed job leaves no global commit record");
+    }
+
+    private static List<Integer> ints(final JsonNode array)
+    {
+        final List<Integer> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asInt()));
+        return out;
+    }
+
+    /** Runs {@code spillway launch -n 3 <args> --checkpoint-dir ...}, killing every rank that reports a crash point. */
+    private static Launch launch(final Path dir, final List<String> args) throws Exception
+    {
+        Files.createDirectories(dir);
+        final List<String> all = new ArrayList<>(List.of("launch", "-n", "3"));
+        all.addAll(args);
+        all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
+            "--json", dir.resolve("out.json").toString()));
+        final RankChild child = RankChild.cli("launch", all).start(dir);
+        final Set<Long> killed = new LinkedHashSet<>();
+        try
+        {
+            final long deadline = System.nanoTime() + LIMIT.toNanos();
+            while (child.alive())
+            {
+                for (final long pid : crashed(child))
+                {
+                    if (killed.add(pid))
+                    {
+                        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                }
+                if (System.nanoTime() > deadline)
+                {
+                    throw new AssertionError("the launched job did not end within " + LIMIT.toMinutes() +
+                        " min (killed " + killed + "):\n" + child.output());
+                }
+                Thread.sleep(5);
+            }
+            assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
+            return new Launch(child, new ObjectMapper().readTree(dir.resolve("out.json").toFile()), killed);
+        }
+        finally
+        {
+            child.destroy();
+        }
+    }
+
+    private static List<Long> crashed(final RankChild child) throws IOException
+    {
+        final List<Long> pids = new ArrayList<>();
+        final Matcher m = CRASH.matcher(child.stdout() + child.stderr());
+        while (m.find())
+        {
+            pids.add(Long.parseLong(m.group(2)));
+        }
+        return pids;
+    }
+
+    private record Launch(RankChild child, JsonNode json, Set<Long> killed)
+    {
+    }
+}
