@@ -2,13 +2,16 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.ranks.GlobalCheckpoints;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,11 +43,28 @@ class LaunchCommandTest
     }
 
     @Test
-    void refusesCheckpointsOnSeveralRanks() throws Exception
+    void checkpointsOnSeveralRanksKeepTheResultAndADirectoryPerRank() throws Exception
     {
         dev.spillway.ranks.RankChildSupport.requireUcx();
-        final String[] lu = {"lu", "--n", "128", "--tile", "64", "--checkpoint-dir", dir.resolve("c").toString()};
-        assertEquals(2, SpillwayCli.commandLine().execute(args("launch -n 2 run", lu, "c")));
+        final Path ckpt = dir.resolve("c");
+        final String[] lu = {"lu", "--n", "256", "--tile", "64", "--workers", "1", "--dram", "1m"};
+        final String[] checkpointed = {"lu", "--n", "256", "--tile", "64", "--workers", "1", "--dram", "1m",
+            "--checkpoint-dir", ckpt.toString(), "--checkpoint-every", "10"};
+        assertEquals(0, SpillwayCli.commandLine().execute(args("run", lu, "one")));
+        assertEquals(0, SpillwayCli.commandLine().execute(args("launch -n 2 run", checkpointed, "two")));
+        final JsonNode one = new ObjectMapper().readTree(dir.resolve("one.json").toFile());
+        final JsonNode two = new ObjectMapper().readTree(dir.resolve("two.json").toFile());
+        assertEquals(one.get("result_checksum").asText(), two.get("result_checksum").asText(), two.toString());
+        assertTrue(two.get("global_checkpoints").asInt() > 1, two.toString());
+        for (final JsonNode rank : two.get("per_rank"))
+        {
+            assertEquals(two.get("checkpoints").asInt(), rank.get("checkpoints").asInt(),
+                "every rank commits every global cut: " + two);
+        }
+        assertTrue(Files.exists(ckpt.resolve("rank-0").resolve("complete")));
+        assertTrue(Files.exists(ckpt.resolve("rank-1").resolve("complete")));
+        assertFalse(Files.exists(ckpt.resolve(GlobalCheckpoints.RECORD)),
+            "a completed job removes its global commit record");
     }
 
     private String[] args(final String head, final String[] kernel, final String name)

@@ -37,7 +37,7 @@ class FileCheckpointStoreTest
     private final List<String> log = new ArrayList<>();
 
     @Test
-    void freshDirectoryRestoresNothingAtEpochZero() throws IOException
+    void freshDirectoryRestoresNothingAtIncarnationZero() throws IOException
     {
         try (FileCheckpointStore store = FileCheckpointStore.open(dir.resolve("new")))
         {
