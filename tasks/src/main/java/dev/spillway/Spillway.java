@@ -245,7 +245,9 @@ public final class Spillway implements TaskRuntime
      * cut begins, which is once the generation before it is done and the policy's
      * {@link dev.spillway.checkpoint.CheckpointPolicy#mayBegin} allows. A distributed runtime calls it on every rank
      * at the same global submission index, which makes the ranks' generations one consistent global checkpoint.
-     * Ignored without checkpoints, and where the restored checkpoint already holds those tasks.
+     * Ignored without checkpoints, and where the restored checkpoint already holds the cut (same or lower global
+     * index, or for a local cut, all the tasks before it); a cut requested after the last task may not be taken
+     * before {@link #close()}.
      *
      * @param globalIndex stored as the cut's {@link dev.spillway.checkpoint.Cut#globalIndex}; {@code Cut.LOCAL} for
      *                    a cut of this runtime alone.

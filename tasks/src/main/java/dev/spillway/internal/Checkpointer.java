@@ -164,8 +164,7 @@ final class Checkpointer
     {
         for (final TaskRecord t : awaitingCut)
         {
-            metrics.heldEnds(t);
-            agent.unpark(t);
+            released(t);
         }
         awaitingCut.clear();
     }
@@ -241,7 +240,9 @@ final class Checkpointer
         if (!requests.isEmpty() && !t.saveTask() && t.seq >= requests.peekFirst().frontier())
         {
             awaitingCut.add(t);
-            metrics.heldBegins(t);
+            held(t, "held at the checkpoint cut requested before it (global index " +
+                requests.peekFirst().globalIndex() + "), which begins once the previous generation is written " +
+                "and the policy allows (on ranks: once every rank committed the previous global cut)");
             return true;
         }
         if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
@@ -251,7 +252,7 @@ final class Checkpointer
         if (blocking)
         {
             held.add(t);
-            metrics.heldBegins(t);
+            held(t, "held until checkpoint generation " + generation.number() + " commits (blocking checkpoints)");
             return true;
         }
         for (int i = 0; i < t.refs.length; i++)
@@ -264,11 +265,24 @@ final class Checkpointer
                     r.parked = new ArrayList<>(2);
                 }
                 r.parked.add(t);
-                metrics.heldBegins(t);
+                held(t, "held until checkpoint generation " + generation.number() + " captures '" + r.tag() + "'");
                 return true;
             }
         }
         return false;
+    }
+
+    private void held(final TaskRecord t, final String why)
+    {
+        t.heldBy = why;
+        metrics.heldBegins(t);
+    }
+
+    private void released(final TaskRecord t)
+    {
+        t.heldBy = null;
+        metrics.heldEnds(t);
+        agent.unpark(t);
     }
 
     /** The object's save is captured: tasks parked on it may be admitted (and park again on another object). */
@@ -281,8 +295,7 @@ final class Checkpointer
         {
             for (final TaskRecord t : waiting)
             {
-                metrics.heldEnds(t);
-                agent.unpark(t);
+                released(t);
             }
             waiting.clear();
         }
@@ -412,8 +425,7 @@ final class Checkpointer
     {
         for (final TaskRecord t : held)
         {
-            metrics.heldEnds(t);
-            agent.unpark(t);
+            released(t);
         }
         held.clear();
     }

@@ -54,6 +54,8 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     long saveGeneration = -1;
     /** When the task was parked by a checkpoint, or 0. */
     long heldSince;
+    /** Why a checkpoint holds this task back at admission, for wait reports; null when it does not. */
+    volatile String heldBy;
     /** Submit side: the hash of the program up to and including this task (checkpoints only). */
     long prefixHash;
     TaskRecord livePrev;

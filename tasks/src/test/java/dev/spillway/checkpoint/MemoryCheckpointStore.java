@@ -3,7 +3,9 @@ package dev.spillway.checkpoint;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -148,6 +150,24 @@ final class MemoryCheckpointStore implements CheckpointStore
     @Override
     public void close()
     {
+    }
+
+    /** Forgets that the run completed, as if it had crashed after its last commit. */
+    synchronized void forgetCompletion()
+    {
+        complete = false;
+    }
+
+    /** @return the cuts of the committed generations, oldest first. */
+    synchronized List<Cut> cuts()
+    {
+        return committed.values().stream().map(g -> g.cut).toList();
+    }
+
+    /** @return the tags the committed generation of {@code cut} holds blocks for. */
+    synchronized Set<String> tags(final Cut cut)
+    {
+        return Set.copyOf(committed.get(cut.generation()).blocks.keySet());
     }
 
     synchronized int generations()
