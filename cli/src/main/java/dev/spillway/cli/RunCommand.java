@@ -50,6 +50,8 @@ final class RunCommand implements Callable<Integer>
 
     /** The refusals before the run, naming this command line; set when the command is called. */
     private RunChecks checks;
+    /** When this process joined its job (ranks only): the start of its work after a relaunch. */
+    private long joinedMillis;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -102,12 +104,15 @@ final class RunCommand implements Callable<Integer>
     private boolean noVerify;
 
     @Option(names = "--checkpoint-dir", paramLabel = "DIR", description = "Take checkpoints into DIR; running the " +
-        "same command again resumes from the newest verified one (a finished run's checkpoint is not resumed).")
+        "same command again resumes from the newest verified one (a finished run's checkpoint is not resumed). On " +
+        "ranks, rank R uses DIR/rank-R and rank 0 records the job's global checkpoint in DIR; a lost rank then " +
+        "stops every rank with exit status 75, and a relaunch with a higher SPILLWAY_INCARNATION resumes.")
     private Path checkpointDir;
 
     @Option(names = "--checkpoint-every", paramLabel = "N|Ns|auto", defaultValue = "auto",
         description = "Checkpoint every N finished tasks, every N seconds (30s), or at the Young/Daly interval from " +
-            "the measured checkpoint cost and --mtbf (default: ${DEFAULT-VALUE}).")
+            "the measured checkpoint cost and --mtbf (default: ${DEFAULT-VALUE}). On ranks every rank cuts at the " +
+            "same point: N counts the whole job's tasks, and Ns or auto are timed by rank 0.")
     private String checkpointEvery;
 
     @Option(names = "--mtbf", paramLabel = "SECONDS", description = "Mean time between failures for " +
@@ -162,9 +167,6 @@ final class RunCommand implements Callable<Integer>
             }
         }
     }
-
-    /** When this process joined its job (ranks only): the start of its work after a relaunch. */
-    private long joinedMillis;
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
         final Kernel probe, final Transport transport) throws Exception
