@@ -332,7 +332,7 @@ public final class DistributedSpillway implements TaskRuntime
         synchronized (submitLock)
         {
             return new RankStats(rank, tasksHere, tasksElsewhere, counters.sends.get(), counters.bytesSent.get(),
-                counters.receives.get(), counters.bytesReceived.get());
+                counters.receives.get(), counters.bytesReceived.get(), counters.duplicates.get());
         }
     }
 

@@ -9,6 +9,7 @@ final class RankCounters
     final AtomicLong bytesSent = new AtomicLong();
     final AtomicLong receives = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
+    final AtomicLong duplicates = new AtomicLong();
 
     void sent(final int bytes)
     {

@@ -10,8 +10,9 @@ package dev.spillway.ranks;
  * @param bytesSent      their bytes.
  * @param receives       objects received from other ranks (completed).
  * @param bytesReceived  their bytes.
+ * @param duplicates     notices or data of a version this rank had already moved past, dropped.
  */
 public record RankStats(int rank, long tasksHere, long tasksElsewhere, long sends, long bytesSent, long receives,
-    long bytesReceived)
+    long bytesReceived, long duplicates)
 {
 }

@@ -18,6 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * for data another rank has not produced yet (two such ranks would wait on each other for ever). Once any rank is
  * lost, notices and sends still waiting fail: the peer they wait for may be waiting on the lost one. A receive whose
  * notice came is left to complete or fail by itself, since the transport may still write into its buffer.
+ *
+ * <p>Receives match on (source, tag, version): a notice or data of an older version is a duplicate (a replay), dropped
+ * and counted, and the receive waits on. One sender's messages with one tag arrive in order, so a newer version
+ * before this one means that the ranks run different programs: the receive fails at once, naming both versions.
  */
 final class RankTransfer implements AsyncTaskBody
 {
@@ -75,8 +79,7 @@ final class RankTransfer implements AsyncTaskBody
         {
             return null;
         }
-        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenAccept(this::check)
-            .applyToEither(jobLost, ignored -> null);
+        return notice().applyToEither(jobLost, ignored -> null);
     }
 
     @Override
@@ -97,9 +100,8 @@ final class RankTransfer implements AsyncTaskBody
             return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes))
                 .applyToEither(jobLost, ignored -> null);
         }
-        return transport.receive(peer, object.tag, ctx.buffer(object.local)).thenAccept(m ->
+        return data(ctx.buffer(object.local)).thenAccept(m ->
         {
-            check(m);
             if (m.length() != object.local.size())
             {
                 throw new IllegalStateException(name() + ": rank " + peer + " sent " + m.length() + " B, expected " +
@@ -107,6 +109,37 @@ final class RankTransfer implements AsyncTaskBody
             }
             counters.received(m.length());
         });
+    }
+
+    /** @return completes once the notice of this version came; those of older versions are dropped. */
+    private CompletableFuture<Void> notice()
+    {
+        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenCompose(m ->
+            olderDropped(m) ? notice() : CompletableFuture.completedFuture(null));
+    }
+
+    /** @return the data message of this version; data of an older version is dropped and the buffer reused. */
+    private CompletableFuture<Message> data(final ByteBuffer dst)
+    {
+        return transport.receive(peer, object.tag, dst).thenCompose(m ->
+            olderDropped(m) ? data(dst) : CompletableFuture.completedFuture(m));
+    }
+
+    /** @return true for a duplicate of an older version, counted; fails on a newer version. */
+    private boolean olderDropped(final Message m)
+    {
+        final long v = m.header().seq();
+        if (v < version)
+        {
+            counters.duplicates.incrementAndGet();
+            return true;
+        }
+        if (v > version)
+        {
+            throw new IllegalStateException(name() + ": rank " + m.header().rank() + " sent version " + v +
+                " before version " + version + ": the ranks do not run the same program");
+        }
+        return false;
     }
 
     private Header header(final int tag)
@@ -117,14 +150,5 @@ final class RankTransfer implements AsyncTaskBody
     private int noticeTag()
     {
         return object.tag + NOTICE_TAG_OFFSET;
-    }
-
-    private void check(final Message m)
-    {
-        if (m.header().seq() != version)
-        {
-            throw new IllegalStateException(name() + ": rank " + m.header().rank() + " sent version " +
-                m.header().seq() + ", expected version " + version + ": the ranks do not run the same program");
-        }
     }
 }
