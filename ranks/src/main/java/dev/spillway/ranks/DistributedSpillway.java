@@ -456,6 +456,11 @@ public final class DistributedSpillway implements TaskRuntime
                     objects[i].scratched();
                 }
             }
+            // Here too, not only before the next task: a rank may submit no further task (the cut after the last).
+            if (globalIndex == nextCut)
+            {
+                requestCut();
+            }
             return handle;
         }
     }

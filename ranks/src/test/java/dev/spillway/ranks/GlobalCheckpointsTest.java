@@ -97,6 +97,18 @@ class GlobalCheckpointsTest
         assertSameConsistentCuts(ranks, rounds.stream().map(Round::cut).toList());
     }
 
+    /**
+     * Rank 0 has submitted every task and ranks 1 and 2 all but the last when they agree on a cut: all three cut
+     * after the last task. (Ranks 1 and 2 used to cut only before a further task, so they never took that cut.)
+     */
+    @Test
+    void anAgreedCutAfterTheLastTaskIsTakenOnEveryRank() throws Exception
+    {
+        final List<Round> rounds = List.of(new Round(30, 2), new Round(TASKS - 1, 1));
+        final List<RankRun> ranks = runAgreed(rounds);
+        assertSameConsistentCuts(ranks, List.of(32L, (long)TASKS));
+    }
+
     @Test
     void ranksAgreeOnTheRecordedCutToRestore() throws Exception
     {
