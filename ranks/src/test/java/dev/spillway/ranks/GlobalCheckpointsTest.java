@@ -36,6 +36,7 @@ import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -141,6 +142,26 @@ class GlobalCheckpointsTest
             final UncheckedIOException other = assertThrows(UncheckedIOException.class,
                 () -> GlobalCheckpoints.agreeOnRestore(fabric.transport(0), dir));
             assertTrue(other.getMessage().contains(file + " belongs to a job of 3 ranks"), other.getMessage());
+        }
+    }
+
+    /**
+     * A rank's last generation may commit while its runtime closes, after its global checkpoints stopped: that commit
+     * is neither recorded nor a failure. (Rank 0 handed it to its executor, which, shut down, threw on the IO thread.)
+     */
+    @Test
+    void aCutCommittedAfterCloseIsIgnored() throws Exception
+    {
+        final Path root = Files.createDirectories(dir.resolve("late"));
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        try (InProcessFabric fabric = new InProcessFabric(1, Duration.ofSeconds(20)))
+        {
+            final DistributedSpillway ds = new DistributedSpillway(fabric.transport(0),
+                config(0).checkpoints(new CutLog(cut -> { }), policy));
+            ds.close();
+            policy.cutCommitted(new Cut(0, 1, EVERY, 0, 0));
+            assertNull(ds.restartNeeded());
+            assertFalse(Files.exists(root.resolve(GlobalCheckpoints.RECORD)), "a commit after close was recorded");
         }
     }
 
@@ -290,13 +311,14 @@ class GlobalCheckpointsTest
                 recordAtBegin.put(cut.globalIndex(), record(root));
             }
         });
-        final SpillwayConfig config = Spillway.builder().storeDir(dir.resolve("rank" + rank)).store(StoreKind.DIRECT)
-            .dramBudget(64L * BYTES).workers(2).storeSizing(256, BYTES);
+        final SpillwayConfig config = config(rank);
         if (policy != null)
         {
             config.checkpoints(store, policy);
         }
-        try (DistributedSpillway ds = new DistributedSpillway(transport, config))
+        final DistributedSpillway ds = new DistributedSpillway(transport, config);
+        final RankRun run;
+        try (ds)
         {
             final CutRecording recording = new CutRecording(rank);
             ds.record(recording);
@@ -317,8 +339,16 @@ class GlobalCheckpointsTest
                 () -> "rank " + rank + ": its cut at global index " + requested.lastKey() + " was not committed in " +
                     "300 s");
             ds.barrier();
-            return new RankRun(recording, store.committed(), ring.digest(), new TreeMap<>(recordAtBegin));
+            run = new RankRun(recording, store.committed(), ring.digest(), new TreeMap<>(recordAtBegin));
         }
+        assertNull(ds.restartNeeded(), () -> "rank " + rank + " stopped for a restart as it closed");
+        return run;
+    }
+
+    private SpillwayConfig config(final int rank)
+    {
+        return Spillway.builder().storeDir(dir.resolve("rank" + rank)).store(StoreKind.DIRECT).dramBudget(64L * BYTES)
+            .workers(2).storeSizing(256, BYTES);
     }
 
     /** @return the index rank 0's record names now, or why it cannot be read. */
