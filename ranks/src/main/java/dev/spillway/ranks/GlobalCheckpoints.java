@@ -216,7 +216,10 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return every == 0 ? Long.MAX_VALUE : index + every;
     }
 
-    /** The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete. */
+    /**
+     * The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete; no
+     * later global commit is recorded.
+     */
     void finish()
     {
         runtime.barrier();

@@ -75,8 +75,8 @@ class GlobalCheckpointsTest
         assertSameConsistentCuts(ranks, expected);
         assertFalse(Files.exists(root.resolve(GlobalCheckpoints.RECORD)), "the completed job left its record");
 
-        // The negative control on this run: rank 1's frontier of a middle cut moved back to just before its last
-        // transfer half before it puts that transfer across the cut.
+        // The negative control on this run: moving rank 1's frontier of a middle cut back onto its last transfer
+        // half before the cut puts that half after the cut and its partner still before: the checker must say so.
         final long g = expected.get(expected.size() / 2);
         final Cut cut = ranks.get(1).cuts.stream().filter(c -> c.globalIndex() == g).findFirst().orElseThrow();
         final CutRecording.Half last = ranks.get(1).recording.halves().stream().filter(h -> h.seq() < cut.frontier())
