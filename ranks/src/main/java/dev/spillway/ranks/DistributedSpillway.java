@@ -69,6 +69,8 @@ public final class DistributedSpillway implements TaskRuntime
     private boolean submissionsHeld;
     private boolean awaitedAll;
     private volatile RestartNeededException restart;
+    /** For the cut checker: null unless a test installed one; under the submission lock. */
+    private Recorder recorder;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
@@ -196,6 +198,10 @@ public final class DistributedSpillway implements TaskRuntime
     private void requestCut()
     {
         local.checkpointHere(globalIndex);
+        if (recorder != null)
+        {
+            recorder.cut(globalIndex);
+        }
         nextCut = checkpoints.cutAfter(globalIndex);
     }
 
@@ -429,6 +435,10 @@ public final class DistributedSpillway implements TaskRuntime
                 }
                 handle = task.submit(body);
                 tasksHere++;
+                if (recorder != null)
+                {
+                    recorder.task(globalIndex - 1, handle.seq());
+                }
             }
             else
             {
@@ -445,6 +455,11 @@ public final class DistributedSpillway implements TaskRuntime
                 {
                     objects[i].scratched();
                 }
+            }
+            // Here too, not only before the next task: a rank may submit no further task (the cut after the last).
+            if (globalIndex == nextCut)
+            {
+                requestCut();
             }
             return handle;
         }
@@ -475,16 +490,48 @@ public final class DistributedSpillway implements TaskRuntime
     private void move(final Placement object, final int target, final int priority)
     {
         final int source = object.holder();
+        TaskHandle half = null;
         if (source == rank)
         {
             final RankTransfer send = RankTransfer.send(transport, object, target, counters, jobLost);
-            local.task(send.name()).read(object.local).priority(priority).submit(send);
+            half = local.task(send.name()).read(object.local).priority(priority).submit(send);
         }
         else if (target == rank)
         {
             final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, jobLost);
-            local.task(receive.name()).write(object.local).priority(priority).submit(receive);
+            half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
+        }
+        if (half != null && recorder != null)
+        {
+            recorder.transfer(source == rank, source, target, object.local.tag(), object.version, globalIndex - 1,
+                half.seq());
         }
         object.received(target);
+    }
+
+    /** For the cut checker (tests): from now on {@code r} hears of this rank's local submissions and cuts. */
+    void record(final Recorder r)
+    {
+        synchronized (submitLock)
+        {
+            recorder = r;
+        }
+    }
+
+    /**
+     * For the cut checker (tests): told, under the submission lock and in submission order, of every task this runtime
+     * submits to its local runtime and of every cut it requests there. A cut requested after local task {@code s}
+     * has the local frontier {@code s + 1}.
+     */
+    interface Recorder
+    {
+        /** A task that runs here, the task at {@code globalIndex}; {@code seq} is its {@link TaskHandle#seq()}. */
+        void task(long globalIndex, long seq);
+
+        /** This rank's half of moving {@code version} of {@code object} for the task at {@code globalIndex}. */
+        void transfer(boolean send, int source, int target, String object, int version, long globalIndex, long seq);
+
+        /** A cut requested at {@code globalIndex}, between the local tasks submitted so far and the next. */
+        void cut(long globalIndex);
     }
 }

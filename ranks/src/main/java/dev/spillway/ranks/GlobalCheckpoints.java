@@ -65,7 +65,10 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private volatile long globallyCommitted;
     /** IO thread. */
     private long lastLocalCommitted;
+    /** Set under {@link #stopLock}: the job completed or this rank closed. */
     private volatile boolean stopped;
+    /** Held to stop, and on rank 0 to hand on or record a global commit: none is recorded once the job stopped. */
+    private final Object stopLock = new Object();
     private volatile int globalCommits;
     private Transport transport;
     private DistributedSpillway runtime;
@@ -213,10 +216,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return every == 0 ? Long.MAX_VALUE : index + every;
     }
 
-    /** The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete. */
+    /**
+     * The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete; no
+     * later global commit is recorded.
+     */
     void finish()
     {
         runtime.barrier();
+        stop();
         if (record != null)
         {
             try
@@ -235,10 +242,19 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** No more messages are handled. */
     void close()
     {
-        stopped = true;
+        stop();
         if (executor != null)
         {
             executor.shutdownNow();
+        }
+    }
+
+    /** Records no further global commit; returns once one being recorded is. */
+    private void stop()
+    {
+        synchronized (stopLock)
+        {
+            stopped = true;
         }
     }
 
@@ -273,7 +289,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         lastLocalCommitted = cut.globalIndex();
         if (transport.rank() == DistributedSpillway.ROOT)
         {
-            executor.execute(() -> onCommitted(cut.globalIndex()));
+            // A generation may commit while the runtime closes, after the executor was shut down.
+            synchronized (stopLock)
+            {
+                if (!stopped)
+                {
+                    executor.execute(() -> onCommitted(cut.globalIndex()));
+                }
+            }
         }
         else
         {
@@ -307,15 +330,23 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             return;
         }
         commits.headMap(index, true).clear();
-        try
+        // Not after finish() removed the record of a completed job, nor interrupted by close().
+        synchronized (stopLock)
         {
-            record.write(index, transport.size(), incarnation);
-        }
-        catch (final IOException e)
-        {
-            runtime.restartNeeded("rank 0 could not record the global commit of the cut at index " + index + ": " +
-                e.getMessage(), -1);
-            return;
+            if (stopped)
+            {
+                return;
+            }
+            try
+            {
+                record.write(index, transport.size(), incarnation);
+            }
+            catch (final IOException e)
+            {
+                runtime.restartNeeded("rank 0 could not record the global commit of the cut at index " + index +
+                    ": " + e.getMessage(), -1);
+                return;
+            }
         }
         lastGlobalNanos = System.nanoTime();
         globalCommitted(index);
