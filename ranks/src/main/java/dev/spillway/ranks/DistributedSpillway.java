@@ -12,12 +12,9 @@ import dev.spillway.TaskHandle;
 import dev.spillway.TaskRuntime;
 import dev.spillway.spi.TaskDeclarations;
 import dev.spillway.rdma.Collectives;
-import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
 
 import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -49,7 +46,6 @@ public final class DistributedSpillway implements TaskRuntime
      */
     public static final int FIRST_DATA_TAG = 1 << 20;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
-    private static final long WATCH_MS = 50;
 
     private final Transport transport;
     private final Spillway local;
@@ -60,17 +56,11 @@ public final class DistributedSpillway implements TaskRuntime
     private int nextTag = FIRST_DATA_TAG;
     private long tasksHere;
     private long tasksElsewhere;
-    private final CompletableFuture<Void> jobLost = new CompletableFuture<>();
-    private final Thread watcher;
     private final GlobalCheckpoints checkpoints;
-    /** Under the submission lock: tasks submitted so far on every rank (the next task's global index). */
-    private long globalIndex;
-    private long nextCut = Long.MAX_VALUE;
-    private boolean submissionsHeld;
+    private final SubmissionCuts cuts;
+    private final JobLoss loss;
+    /** Under the submission lock: whether the last {@link #awaitAll()} succeeded, with nothing submitted since. */
     private boolean awaitedAll;
-    private volatile RestartNeededException restart;
-    /** For the cut checker: null unless a test installed one; under the submission lock. */
-    private Recorder recorder;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
@@ -88,121 +78,30 @@ public final class DistributedSpillway implements TaskRuntime
         }
         this.checkpoints = (GlobalCheckpoints)config.checkpointPolicy();
         this.local = config.build();
+        this.cuts = new SubmissionCuts(submitLock, local, checkpoints);
+        this.loss = new JobLoss(transport, local, checkpoints, cuts);
         if (checkpoints != null)
         {
             checkpoints.attach(transport, this);
-            nextCut = checkpoints.firstCut();
-        }
-        this.watcher = new Thread(this::watch, "spillway-rank-" + rank + "-watch");
-        watcher.setDaemon(true);
-        watcher.start();
-    }
-
-    /** Fails {@link #jobLost} once the transport reports any peer lost; with checkpoints, stops for a restart. */
-    private void watch()
-    {
-        try
-        {
-            while (!jobLost.isDone())
-            {
-                for (int r = 0; r < transport.size(); r++)
-                {
-                    final String reason = r == rank ? null : transport.lostReason(r);
-                    if (reason != null)
-                    {
-                        lost(r, reason);
-                        return;
-                    }
-                }
-                Thread.sleep(WATCH_MS);
-            }
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
         }
     }
 
-    private void lost(final int peer, final String reason)
-    {
-        if (checkpoints == null)
-        {
-            jobLost.completeExceptionally(new PeerFailedException(peer, "the job", reason));
-        }
-        else
-        {
-            restartNeeded("rank " + peer + " is lost (" + reason + ")", peer);
-        }
-    }
-
-    /**
-     * The job must restart from its newest global checkpoint: this rank takes no further cut, cancels what has not
-     * started, fails what waits on other ranks, and {@link #awaitAll()} throws {@link RestartNeededException}.
-     *
-     * @param lostRank the rank lost, or -1 when the cause is not a loss.
-     */
+    /** Rank 0 or a rank's checkpoint asks for a restart from the newest global checkpoint. */
     void restartNeeded(final String why, final int lostRank)
     {
-        final RestartNeededException e;
-        synchronized (submitLock)
-        {
-            if (restart != null)
-            {
-                return;
-            }
-            e = new RestartNeededException("rank " + rank + " stopped for a restart: " + why + "; the job " +
-                "resumes from its newest global checkpoint (" + (checkpoints.globallyCommitted() < 0 ? "none yet" :
-                "the cut at global index " + checkpoints.globallyCommitted()) + ") when started again with a " +
-                "higher SPILLWAY_INCARNATION", lostRank < 0 ? List.of() : List.of(lostRank),
-                System.currentTimeMillis(), null);
-            restart = e;
-            submissionsHeld = false;
-            submitLock.notifyAll();
-        }
-        System.err.println("spillway: " + e.getMessage());
-        jobLost.completeExceptionally(e);
-        local.stopCheckpoints();
-        local.cancelAll();
+        loss.restartNeeded(why, lostRank);
     }
 
     /** Holds this rank's further submissions until {@link #cutAt}; @return how many tasks it submitted so far. */
     long holdSubmissions()
     {
-        synchronized (submitLock)
-        {
-            submissionsHeld = true;
-            return globalIndex;
-        }
+        return cuts.hold();
     }
 
     /** The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut); submissions go on. */
     void cutAt(final long index)
     {
-        synchronized (submitLock)
-        {
-            submissionsHeld = false;
-            submitLock.notifyAll();
-            if (index < 0)
-            {
-                return;
-            }
-            nextCut = index;
-            if (globalIndex == index)
-            {
-                requestCut();
-            }
-        }
-    }
-
-    /** Under the submission lock: the local runtime cuts before its next task, at the global index reached. */
-    private void requestCut()
-    {
-        local.checkpointHere(globalIndex);
-        if (recorder != null)
-        {
-            recorder.cut(globalIndex);
-        }
-        nextCut = checkpoints.cutAfter(globalIndex);
+        cuts.cutAt(index);
     }
 
     /** @return this rank. */
@@ -282,35 +181,12 @@ public final class DistributedSpillway implements TaskRuntime
         }
         catch (final RuntimeException e)
         {
-            throw restartOr(e);
+            throw loss.restartOr(e);
         }
         synchronized (submitLock)
         {
             awaitedAll = true;
         }
-    }
-
-    /** @return {@code e}, or with checkpoints, once a peer is lost, the restart it calls for. */
-    private RuntimeException restartOr(final RuntimeException e)
-    {
-        if (checkpoints != null)
-        {
-            for (int r = 0; r < transport.size() && restart == null; r++)
-            {
-                final String reason = r == rank ? null : transport.lostReason(r);
-                if (reason != null)
-                {
-                    lost(r, reason);
-                }
-            }
-        }
-        final RestartNeededException r = restart;
-        if (r == null)
-        {
-            return e;
-        }
-        r.addSuppressed(e);
-        return r;
     }
 
     /** Returns once every rank called it; fails naming a lost rank. */
@@ -346,7 +222,7 @@ public final class DistributedSpillway implements TaskRuntime
     @Override
     public void close()
     {
-        watcher.interrupt();
+        loss.close();
         if (checkpoints == null)
         {
             local.close();
@@ -355,7 +231,7 @@ public final class DistributedSpillway implements TaskRuntime
         boolean complete = false;
         try
         {
-            if (restart == null && awaitedAll)
+            if (loss.restart() == null && awaitedAll)
             {
                 checkpoints.finish();
                 complete = true;
@@ -363,19 +239,19 @@ public final class DistributedSpillway implements TaskRuntime
         }
         catch (final RuntimeException e)
         {
-            throw restartOr(e);
+            throw loss.restartOr(e);
         }
         finally
         {
             checkpoints.close();
-            local.close(complete && restart == null ? CloseMode.DRAIN : CloseMode.CANCEL);
+            local.close(complete && loss.restart() == null ? CloseMode.DRAIN : CloseMode.CANCEL);
         }
     }
 
     /** @return why this rank stopped for a restart, or null. */
     public RestartNeededException restartNeeded()
     {
-        return restart;
+        return loss.restart();
     }
 
     /** @return this rank's global checkpoints, or null without checkpoints. */
@@ -390,12 +266,7 @@ public final class DistributedSpillway implements TaskRuntime
         synchronized (submitLock)
         {
             awaitedAll = false;
-            waitWhileHeld();
-            if (globalIndex == nextCut)
-            {
-                requestCut();
-            }
-            globalIndex++;
+            final long globalIndex = cuts.begin();
             final Placement[] objects = new Placement[data.length];
             int runsOn = ROOT;
             boolean placed = false;
@@ -422,7 +293,7 @@ public final class DistributedSpillway implements TaskRuntime
             {
                 if (privileges[i].readsContents() && !objects[i].heldBy(runsOn))
                 {
-                    move(objects[i], runsOn, priority);
+                    move(objects[i], runsOn, priority, globalIndex);
                 }
             }
             final TaskHandle handle;
@@ -435,9 +306,9 @@ public final class DistributedSpillway implements TaskRuntime
                 }
                 handle = task.submit(body);
                 tasksHere++;
-                if (recorder != null)
+                if (cuts.recorder != null)
                 {
-                    recorder.task(globalIndex - 1, handle.seq());
+                    cuts.recorder.task(globalIndex, handle.seq());
                 }
             }
             else
@@ -456,54 +327,29 @@ public final class DistributedSpillway implements TaskRuntime
                     objects[i].scratched();
                 }
             }
-            // Here too, not only before the next task: a rank may submit no further task (the cut after the last).
-            if (globalIndex == nextCut)
-            {
-                requestCut();
-            }
+            cuts.end();
             return handle;
         }
     }
 
-    /** Under the submission lock: waits while the ranks agree on a cut (one round trip to rank 0). */
-    private void waitWhileHeld()
-    {
-        boolean interrupted = false;
-        while (submissionsHeld)
-        {
-            try
-            {
-                submitLock.wait();
-            }
-            catch (final InterruptedException e)
-            {
-                interrupted = true;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /** Submits this rank's side of moving the latest version of {@code object} to {@code target}. */
-    private void move(final Placement object, final int target, final int priority)
+    private void move(final Placement object, final int target, final int priority, final long globalIndex)
     {
         final int source = object.holder();
         TaskHandle half = null;
         if (source == rank)
         {
-            final RankTransfer send = RankTransfer.send(transport, object, target, counters, jobLost);
+            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future());
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
         }
         else if (target == rank)
         {
-            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, jobLost);
+            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss.future());
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
-        if (half != null && recorder != null)
+        if (half != null && cuts.recorder != null)
         {
-            recorder.transfer(source == rank, source, target, object.local.tag(), object.version, globalIndex - 1,
+            cuts.recorder.transfer(source == rank, source, target, object.local.tag(), object.version, globalIndex,
                 half.seq());
         }
         object.received(target);
@@ -514,7 +360,7 @@ public final class DistributedSpillway implements TaskRuntime
     {
         synchronized (submitLock)
         {
-            recorder = r;
+            cuts.recorder = r;
         }
     }
 

@@ -1,0 +1,147 @@
+package dev.spillway.ranks;
+
+import dev.spillway.Spillway;
+import dev.spillway.rdma.PeerFailedException;
+import dev.spillway.rdma.Transport;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a lost rank does to this one. Without checkpoints, {@link #future()} fails, and with it every transfer still
+ * waiting: the peer it waits for may wait on the lost one. With checkpoints the job must restart from its newest
+ * global checkpoint: this rank takes no further cut, cancels what has not started, and its waits end with a
+ * {@link RestartNeededException}.
+ */
+final class JobLoss
+{
+    private static final long WATCH_MS = 50;
+
+    private final Transport transport;
+    private final Spillway local;
+    private final GlobalCheckpoints checkpoints;
+    private final SubmissionCuts cuts;
+    private final CompletableFuture<Void> lost = new CompletableFuture<>();
+    private final Thread watcher;
+    private volatile RestartNeededException restart;
+
+    JobLoss(final Transport transport, final Spillway local, final GlobalCheckpoints checkpoints,
+        final SubmissionCuts cuts)
+    {
+        this.transport = transport;
+        this.local = local;
+        this.checkpoints = checkpoints;
+        this.cuts = cuts;
+        this.watcher = new Thread(this::watch, "spillway-rank-" + transport.rank() + "-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    /** @return fails once any rank is lost, or the job must restart. */
+    CompletableFuture<Void> future()
+    {
+        return lost;
+    }
+
+    /** @return why this rank stopped for a restart, or null. */
+    RestartNeededException restart()
+    {
+        return restart;
+    }
+
+    void close()
+    {
+        watcher.interrupt();
+    }
+
+    /** Fails {@link #future()} once the transport reports any peer lost. */
+    private void watch()
+    {
+        try
+        {
+            while (!lost.isDone())
+            {
+                if (checkLost())
+                {
+                    return;
+                }
+                Thread.sleep(WATCH_MS);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return whether a peer is lost, acting on the first found. */
+    private boolean checkLost()
+    {
+        for (int r = 0; r < transport.size(); r++)
+        {
+            final String reason = r == transport.rank() ? null : transport.lostReason(r);
+            if (reason != null)
+            {
+                lost(r, reason);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void lost(final int peer, final String reason)
+    {
+        if (checkpoints == null)
+        {
+            lost.completeExceptionally(new PeerFailedException(peer, "the job", reason));
+        }
+        else
+        {
+            restartNeeded("rank " + peer + " is lost (" + reason + ")", peer);
+        }
+    }
+
+    /**
+     * The job must restart from its newest global checkpoint (first call wins).
+     *
+     * @param lostRank the rank lost, or -1 when the cause is not a loss.
+     */
+    void restartNeeded(final String why, final int lostRank)
+    {
+        final RestartNeededException e;
+        synchronized (this)
+        {
+            if (restart != null)
+            {
+                return;
+            }
+            e = new RestartNeededException("rank " + transport.rank() + " stopped for a restart: " + why + "; the " +
+                "job resumes from its newest global checkpoint (" + (checkpoints.globallyCommitted() < 0 ?
+                "none yet" : "the cut at global index " + checkpoints.globallyCommitted()) + ") when started again " +
+                "with a higher SPILLWAY_INCARNATION", lostRank < 0 ? List.of() : List.of(lostRank),
+                System.currentTimeMillis(), null);
+            restart = e;
+        }
+        cuts.release();
+        System.err.println("spillway: " + e.getMessage());
+        lost.completeExceptionally(e);
+        local.stopCheckpoints();
+        local.cancelAll();
+    }
+
+    /** @return {@code e}, or with checkpoints, once a peer is lost, the restart it calls for. */
+    RuntimeException restartOr(final RuntimeException e)
+    {
+        if (checkpoints != null && restart == null)
+        {
+            checkLost();
+        }
+        final RestartNeededException r = restart;
+        if (r == null)
+        {
+            return e;
+        }
+        r.addSuppressed(e);
+        return r;
+    }
+}
