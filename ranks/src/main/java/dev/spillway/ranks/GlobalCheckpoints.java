@@ -4,24 +4,17 @@ import dev.spillway.checkpoint.CheckpointCost;
 import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.rdma.Collectives;
-import dev.spillway.rdma.Header;
-import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.TransportTimeoutException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 
-import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -48,14 +41,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** The file, beside the ranks' directories, in which rank 0 records the newest global commit. */
     public static final String RECORD = "global-commit";
     private static final System.Logger LOG = System.getLogger(GlobalCheckpoints.class.getName());
-    private static final int COMMITTED_TAG = DistributedSpillway.FIRST_DATA_TAG - 2;
-    private static final int GLOBAL_TAG = DistributedSpillway.FIRST_DATA_TAG - 3;
-    private static final int RESTORE_TAG = DistributedSpillway.FIRST_DATA_TAG - 4;
-    private static final int PROPOSE_TAG = DistributedSpillway.FIRST_DATA_TAG - 5;
-    private static final int COUNT_TAG = DistributedSpillway.FIRST_DATA_TAG - 6;
-    private static final int DECIDE_TAG = DistributedSpillway.FIRST_DATA_TAG - 7;
     private static final long TICK_MS = 20;
-    private static final int WORD = 8;
 
     private final long every;
     private final CheckpointPolicy timing;
@@ -76,11 +62,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** Rank 0, on the executor: how many ranks committed each index not yet global. */
     private final TreeMap<Long, Integer> commits = new TreeMap<>();
     private GlobalCommitRecord record;
-    private boolean roundOpen;
-    private int counts;
-    private long largestCount;
-    private long lastDecided = Cut.LOCAL;
-    private long lastGlobalNanos = System.nanoTime();
+    private CutMessages messages;
+    private CutAgreement agreement;
 
     private GlobalCheckpoints(final long every, final CheckpointPolicy timing, final Path root,
         final long restoredIndex, final long incarnation)
@@ -92,7 +75,6 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         this.incarnation = incarnation;
         this.globallyCommitted = restoredIndex;
         this.lastLocalCommitted = restoredIndex;
-        this.lastDecided = restoredIndex;
     }
 
     /**
@@ -137,7 +119,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             try
             {
-                mine = ByteBuffer.allocate(WORD).putLong(new GlobalCommitRecord(root.resolve(RECORD))
+                mine = ByteBuffer.allocate(CutMessages.WORD).putLong(new GlobalCommitRecord(root.resolve(RECORD))
                     .read(transport.size())).array();
             }
             catch (final IOException e)
@@ -145,7 +127,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
                 throw new UncheckedIOException(e.getMessage(), e);
             }
         }
-        final byte[][] all = Collectives.allGather(transport, RESTORE_TAG, mine, WORD);
+        final byte[][] all = Collectives.allGather(transport, CutMessages.RESTORE_TAG, mine, CutMessages.WORD);
         return ByteBuffer.wrap(all[DistributedSpillway.ROOT]).getLong();
     }
 
@@ -182,25 +164,38 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             t.setDaemon(true);
             return t;
         });
-        if (transport.rank() == DistributedSpillway.ROOT)
+        messages = new CutMessages(transport, executor, () -> stopped);
+        final int coordinator = DistributedSpillway.ROOT;
+        if (transport.rank() == coordinator)
         {
             record = new GlobalCommitRecord(root.resolve(RECORD));
+            agreement = timing == null ? null : new CutAgreement(timing, messages, runtime, () -> globallyCommitted,
+                restoredIndex);
             for (int r = 1; r < transport.size(); r++)
             {
-                listen(r, COMMITTED_TAG, this::onCommitted);
-                listen(r, COUNT_TAG, this::onCount);
+                messages.listen(r, CutMessages.COMMITTED_TAG, this::onCommitted);
+                if (agreement != null)
+                {
+                    messages.listen(r, CutMessages.COUNT_TAG, agreement::onCount);
+                }
             }
-            if (timing != null)
+            if (agreement != null)
             {
-                executor.scheduleWithFixedDelay(this::maybePropose, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+                executor.scheduleWithFixedDelay(() ->
+                {
+                    if (!stopped)
+                    {
+                        agreement.maybePropose();
+                    }
+                }, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
             }
         }
         else
         {
-            listen(DistributedSpillway.ROOT, GLOBAL_TAG, index -> globalCommitted(index));
-            listen(DistributedSpillway.ROOT, PROPOSE_TAG, ignored -> send(DistributedSpillway.ROOT, COUNT_TAG,
+            messages.listen(coordinator, CutMessages.GLOBAL_TAG, this::globalCommitted);
+            messages.listen(coordinator, CutMessages.PROPOSE_TAG, ignored -> messages.send(coordinator, CutMessages.COUNT_TAG,
                 runtime.holdSubmissions()));
-            listen(DistributedSpillway.ROOT, DECIDE_TAG, runtime::cutAt);
+            messages.listen(coordinator, CutMessages.DECIDE_TAG, runtime::cutAt);
         }
     }
 
@@ -300,7 +295,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         }
         else
         {
-            send(DistributedSpillway.ROOT, COMMITTED_TAG, cut.globalIndex());
+            messages.send(DistributedSpillway.ROOT, CutMessages.COMMITTED_TAG, cut.globalIndex());
         }
     }
 
@@ -348,12 +343,12 @@ public final class GlobalCheckpoints implements CheckpointPolicy
                 return;
             }
         }
-        lastGlobalNanos = System.nanoTime();
-        globalCommitted(index);
-        for (int r = 1; r < transport.size(); r++)
+        if (agreement != null)
         {
-            send(r, GLOBAL_TAG, index);
+            agreement.globalCommitted();
         }
+        globalCommitted(index);
+        messages.sendToOthers(CutMessages.GLOBAL_TAG, index);
     }
 
     private void globalCommitted(final long index)
@@ -363,93 +358,5 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             globallyCommitted = index;
             globalCommits++;
         }
-    }
-
-    /** Rank 0, executor: opens an agreement round when the timing policy says a checkpoint is due. */
-    private void maybePropose()
-    {
-        if (stopped || roundOpen || globallyCommitted < lastDecided ||
-            !timing.due(0, System.nanoTime() - lastGlobalNanos))
-        {
-            return;
-        }
-        roundOpen = true;
-        counts = 0;
-        largestCount = runtime.holdSubmissions();
-        for (int r = 1; r < transport.size(); r++)
-        {
-            send(r, PROPOSE_TAG, 0);
-        }
-        if (transport.size() == 1)
-        {
-            decide();
-        }
-    }
-
-    /** Rank 0, executor: a rank's submission count, reported while it holds further submissions. */
-    private void onCount(final long count)
-    {
-        largestCount = Math.max(largestCount, count);
-        if (++counts == transport.size() - 1)
-        {
-            decide();
-        }
-    }
-
-    private void decide()
-    {
-        roundOpen = false;
-        final long index = largestCount > lastDecided ? largestCount : Cut.LOCAL;
-        if (index != Cut.LOCAL)
-        {
-            lastDecided = index;
-        }
-        else
-        {
-            lastGlobalNanos = System.nanoTime();
-        }
-        for (int r = 1; r < transport.size(); r++)
-        {
-            send(r, DECIDE_TAG, index);
-        }
-        runtime.cutAt(index);
-    }
-
-    private static Throwable unwrap(final Throwable e)
-    {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    }
-
-    private void send(final int target, final int tag, final long value)
-    {
-        final CompletableFuture<Void> sent = transport.send(target, new Header(Header.NO_RANK, tag, 0, 0, value),
-            ByteBuffer.allocateDirect(WORD));
-        sent.whenComplete((ignored, failure) ->
-        {
-            if (failure != null && !stopped)
-            {
-                LOG.log(DEBUG, "spillway: checkpoint message to rank " + target + " failed: " + failure);
-            }
-        });
-    }
-
-    /** Handles every message with {@code tag} from {@code source} on the executor, in order, until closed. */
-    private void listen(final int source, final int tag, final LongConsumer handler)
-    {
-        transport.receive(source, tag, ByteBuffer.allocateDirect(WORD)).whenCompleteAsync((Message m, Throwable e) ->
-        {
-            if (stopped)
-            {
-                return;
-            }
-            if (e == null)
-            {
-                handler.accept(m.header().seq());
-            }
-            if (e == null || unwrap(e) instanceof TransportTimeoutException)
-            {
-                listen(source, tag, handler);
-            }
-        }, executor);
     }
 }

@@ -1,0 +1,94 @@
+package dev.spillway.ranks;
+
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportTimeoutException;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+
+import static java.lang.System.Logger.Level.DEBUG;
+
+/**
+ * The small messages of the checkpoint protocol: one number each, carried in the header's {@code seq}, handled in
+ * order on one executor. Tags sit just below {@link DistributedSpillway#FIRST_DATA_TAG}.
+ */
+final class CutMessages
+{
+    static final int COMMITTED_TAG = DistributedSpillway.FIRST_DATA_TAG - 2;
+    static final int GLOBAL_TAG = DistributedSpillway.FIRST_DATA_TAG - 3;
+    static final int RESTORE_TAG = DistributedSpillway.FIRST_DATA_TAG - 4;
+    static final int PROPOSE_TAG = DistributedSpillway.FIRST_DATA_TAG - 5;
+    static final int COUNT_TAG = DistributedSpillway.FIRST_DATA_TAG - 6;
+    static final int DECIDE_TAG = DistributedSpillway.FIRST_DATA_TAG - 7;
+    static final int WORD = 8;
+    private static final System.Logger LOG = System.getLogger(CutMessages.class.getName());
+
+    private final Transport transport;
+    private final Executor executor;
+    private final BooleanSupplier stopped;
+
+    /** @param stopped true once no message is to be handled any more. */
+    CutMessages(final Transport transport, final Executor executor, final BooleanSupplier stopped)
+    {
+        this.transport = transport;
+        this.executor = executor;
+        this.stopped = stopped;
+    }
+
+    Transport transport()
+    {
+        return transport;
+    }
+
+    /** Sends {@code value} to {@code target}; a failure (a lost peer) is left to the loss handling. */
+    void send(final int target, final int tag, final long value)
+    {
+        transport.send(target, new Header(Header.NO_RANK, tag, 0, 0, value), ByteBuffer.allocateDirect(WORD))
+            .whenComplete((ignored, failure) ->
+            {
+                if (failure != null && !stopped.getAsBoolean())
+                {
+                    LOG.log(DEBUG, "spillway: checkpoint message to rank " + target + " failed: " + failure);
+                }
+            });
+    }
+
+    /** Sends {@code value} to every rank but 0. */
+    void sendToOthers(final int tag, final long value)
+    {
+        for (int r = 1; r < transport.size(); r++)
+        {
+            send(r, tag, value);
+        }
+    }
+
+    /** Handles every message with {@code tag} from {@code source} on the executor, in order, until stopped. */
+    void listen(final int source, final int tag, final LongConsumer handler)
+    {
+        transport.receive(source, tag, ByteBuffer.allocateDirect(WORD)).whenCompleteAsync((Message m, Throwable e) ->
+        {
+            if (stopped.getAsBoolean())
+            {
+                return;
+            }
+            if (e == null)
+            {
+                handler.accept(m.header().seq());
+            }
+            if (e == null || unwrap(e) instanceof TransportTimeoutException)
+            {
+                listen(source, tag, handler);
+            }
+        }, executor);
+    }
+
+    private static Throwable unwrap(final Throwable e)
+    {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+}
