@@ -79,7 +79,7 @@ abstract class TransportContract
         final CompletableFuture<Message> received = t[1].receive(0, 7, dst);
         await(t[0].send(1, new Header(Header.NO_RANK, 7, 3, 2, 99L), src));
         final Message m = await(received);
-        assertEquals(new Header(0, 7, 3, 2, 99L), m.header());
+        assertEquals(new Header(0, 7, 3, 2, 99L, 0), m.header());
         assertEquals(1 << 20, m.length());
         assertArrayEquals(bytes(src, 0, 1 << 20), bytes(dst, 16, 1 << 20));
         assertEquals(0L, dst.getLong(0), "bytes before the receive buffer's position were written");
@@ -144,7 +144,7 @@ abstract class TransportContract
         final Transport[] t = group(TIMEOUT);
         final CompletableFuture<Message> r = t[1].receive(1, 3, ByteBuffer.allocateDirect(0));
         await(t[1].send(1, Header.of(3), ByteBuffer.allocateDirect(0)));
-        assertEquals(new Message(new Header(1, 3, 0, 0, 0L), 0), await(r));
+        assertEquals(new Message(new Header(1, 3, 0, 0, 0L, 0), 0), await(r));
     }
 
     @Test
@@ -179,6 +179,9 @@ abstract class TransportContract
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> t[0].send(1, new Header(2, 1, 0, 0, 0), ByteBuffer.allocateDirect(8)));
         assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
+        final IllegalArgumentException i = assertThrows(IllegalArgumentException.class,
+            () -> t[0].send(1, new Header(0, 1, 0, 0, 0, 4), ByteBuffer.allocateDirect(8)));
+        assertTrue(i.getMessage().contains("incarnation 4"), i.getMessage());
     }
 
     @Test
