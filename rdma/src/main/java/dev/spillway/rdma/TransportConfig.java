@@ -219,7 +219,7 @@ public final class TransportConfig
         return allowNonLoopback;
     }
 
-    /** @return bound on the whole rendezvous. */
+    /** @return bound on the whole rendezvous, and on each other start-up step (the UCX worker, the endpoints). */
     public Duration connectTimeout()
     {
         return connectTimeout;

@@ -5,6 +5,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -114,7 +115,7 @@ public final class UcxTransport implements Transport
         try
         {
             final byte[] address = transport.await(transport.agent.call(transport.agent::workerAddress),
-                "creating the UCX worker");
+                "creating the UCX worker", config.connectTimeout());
             transport.control = ControlPlane.open(config, address, transport.new ControlEvents());
             final Roster roster = transport.control.roster();
             final byte[][] addresses = new byte[config.size()][];
@@ -123,7 +124,7 @@ public final class UcxTransport implements Transport
                 addresses[r] = roster.blob(r);
             }
             transport.await(transport.agent.call(() -> transport.agent.connect(roster.states(), addresses)),
-                "connecting endpoints");
+                "connecting endpoints", config.connectTimeout());
             transport.control.start();
             if (transport.control.rejoined())
             {
@@ -206,7 +207,8 @@ public final class UcxTransport implements Transport
     public Window createWindow(final String name, final int size)
     {
         Checks.windowSize(name, size);
-        return await(agent.call(() -> agent.createWindow(name, size)), "creating window '" + name + "'");
+        return await(agent.call(() -> agent.createWindow(name, size)), "creating window '" + name + "'",
+            config.operationTimeout());
     }
 
     @Override
@@ -215,7 +217,8 @@ public final class UcxTransport implements Transport
         Checks.direct(memory, "window '" + name + "'");
         Checks.windowSize(name, memory.remaining());
         final ByteBuffer slice = memory.slice();
-        return await(agent.call(() -> agent.registerWindow(name, slice)), "registering window '" + name + "'");
+        return await(agent.call(() -> agent.registerWindow(name, slice)), "registering window '" + name + "'",
+            config.operationTimeout());
     }
 
     @Override
@@ -332,9 +335,10 @@ public final class UcxTransport implements Transport
         }
     }
 
-    private <T> T await(final CompletableFuture<T> future, final String what)
+    /** @param timeout the connect timeout for start-up steps, the operation timeout for operations. */
+    private <T> T await(final CompletableFuture<T> future, final String what, final Duration timeout)
     {
-        final long timeoutMs = config.operationTimeout().toMillis();
+        final long timeoutMs = timeout.toMillis();
         try
         {
             return future.get(timeoutMs, TimeUnit.MILLISECONDS);
