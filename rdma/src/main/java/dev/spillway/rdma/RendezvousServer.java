@@ -1,6 +1,5 @@
 package dev.spillway.rdma;
 
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;

@@ -170,7 +170,15 @@ final class UcxZombieTest
 
     private static Transport joined(final CompletableFuture<Transport> opening, final String what) throws Exception
     {
-        return opening.get(Ucx.CONNECT_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
+        try
+        {
+            return opening.get(Ucx.CONNECT_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            throw new AssertionError(what + " did not finish the rendezvous within " +
+                Ucx.CONNECT_TIMEOUT.multipliedBy(2), ex);
+        }
     }
 
     /** Starts rank 1 as {@code incarnation} in a child JVM, appending its output to {@code log}. */
