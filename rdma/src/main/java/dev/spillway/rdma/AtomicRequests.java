@@ -13,6 +13,7 @@ import static dev.spillway.rdma.AtomicsDescriptor.OPERATION_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REPLY_REQUEST_ID_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REPLY_STATUS_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REPLY_VALUE_OFFSET;
+import static dev.spillway.rdma.AtomicsDescriptor.REQUESTER_INCARNATION_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REQUESTER_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REQUEST_ID_OFFSET;
 import static dev.spillway.rdma.AtomicsDescriptor.REQUEST_LENGTH;
@@ -31,16 +32,18 @@ import static dev.spillway.rdma.AtomicsDescriptor.WORD_OFFSET_OFFSET;
 final class AtomicRequests
 {
     private final int rank;
+    private final int incarnation;
     private final UcxPeers peers;
     private final PendingOperations pending;
     private final SmallBuffers smallBuffers;
     private final Long2ObjectHashMap<PendingOp<Long>> inFlight = new Long2ObjectHashMap<>();
     private long nextId;
 
-    AtomicRequests(final int rank, final UcxPeers peers, final PendingOperations pending,
+    AtomicRequests(final TransportConfig config, final UcxPeers peers, final PendingOperations pending,
         final SmallBuffers smallBuffers)
     {
-        this.rank = rank;
+        this.rank = config.rank();
+        this.incarnation = config.incarnation();
         this.peers = peers;
         this.pending = pending;
         this.smallBuffers = smallBuffers;
@@ -64,11 +67,18 @@ final class AtomicRequests
         {
             return;
         }
+        final TransportException stale = target.stale(AtomicsDescriptor.operationName(operation),
+            peers.incarnation(owner));
+        if (stale != null)
+        {
+            future.completeExceptionally(stale);
+            return;
+        }
         final long id = ++nextId;
         final ByteBuffer request = smallBuffers.acquire();
         request.putInt(OPERATION_OFFSET, operation).putInt(WINDOW_ID_OFFSET, target.id()).putLong(REQUEST_ID_OFFSET, id)
             .putLong(WORD_OFFSET_OFFSET, offset).putLong(OPERAND_OFFSET, operand).putLong(UPDATE_OFFSET, update)
-            .putInt(REQUESTER_OFFSET, rank);
+            .putInt(REQUESTER_OFFSET, rank).putInt(REQUESTER_INCARNATION_OFFSET, incarnation);
         final PendingOp<Long> op = pending.newOp(owner, what, future, null, null, r -> null);
         pending.track(op);
         inFlight.put(id, op);
@@ -91,7 +101,7 @@ final class AtomicRequests
             }
         };
         peers.endpoint(owner).sendTaggedNonBlocking(UcxUtils.getAddress(request), REQUEST_LENGTH,
-            TagCodec.internalTag(rank, REQUEST_MESSAGE), sent);
+            TagCodec.internalTag(rank, incarnation, REQUEST_MESSAGE), sent);
     }
 
     /** Completes the request that {@code reply} answers, unless it failed meanwhile. */

@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
  *   +---------------------------------------+
  *   | update (compare-and-swap only)        |  32
  *   +-------------------+-------------------+
- *   | requester rank    | padding           |  40
+ *   | requester rank    | its incarnation   |  40
  *   +-------------------+-------------------+  48
  *
  * Reply:
@@ -36,7 +36,9 @@ import java.nio.ByteOrder;
  *   +-------------------+-------------------+  24
  * </pre>
  *
- * The requester's rank is in the request because JUCX 1.12 loses the sender tag of receives that complete at once.
+ * The requester's rank and incarnation are in the request because JUCX 1.12 loses the sender tag of receives that
+ * complete at once; the owner drops a request of a lost incarnation. A reply needs no incarnation: its request id
+ * was never sent to an incarnation other than the owner's current one, and a lost owner's requests are forgotten.
  */
 final class AtomicsDescriptor
 {
@@ -74,8 +76,10 @@ final class AtomicsDescriptor
     static final int UPDATE_OFFSET = OPERAND_OFFSET + Long.BYTES;
     /** Request: the requesting rank, where the reply goes, an {@code int}. */
     static final int REQUESTER_OFFSET = UPDATE_OFFSET + Long.BYTES;
+    /** Request: the requesting rank's incarnation, an {@code int}. */
+    static final int REQUESTER_INCARNATION_OFFSET = REQUESTER_OFFSET + Integer.BYTES;
     /** Encoded length of a request, padded to 8 bytes. */
-    static final int REQUEST_LENGTH = BitUtil.align(REQUESTER_OFFSET + Integer.BYTES, Long.BYTES);
+    static final int REQUEST_LENGTH = BitUtil.align(REQUESTER_INCARNATION_OFFSET + Integer.BYTES, Long.BYTES);
 
     /** Reply: the request id it answers, a {@code long}. */
     static final int REPLY_REQUEST_ID_OFFSET = 0;

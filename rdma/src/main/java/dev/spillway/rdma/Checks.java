@@ -25,12 +25,17 @@ final class Checks
         }
     }
 
-    static void header(final Header header, final int self)
+    static void header(final Header header, final int self, final int incarnation)
     {
         if (header.rank() != Header.NO_RANK && header.rank() != self)
         {
             throw new IllegalArgumentException("send from rank " + self + " tag " + header.tag() +
                 ": header names rank " + header.rank() + " as sender");
+        }
+        if (header.incarnation() != Header.NO_INCARNATION && header.incarnation() != incarnation)
+        {
+            throw new IllegalArgumentException("send from rank " + self + " tag " + header.tag() +
+                ": header names incarnation " + header.incarnation() + ", the sender is incarnation " + incarnation);
         }
     }
 

@@ -29,6 +29,8 @@ final class ControlConnection
     final DataOutputStream out;
     /** The peer's rank, once known; -1 before. */
     int rank = -1;
+    /** The peer's incarnation, once known. */
+    int incarnation;
 
     ControlConnection(final Socket socket) throws IOException
     {

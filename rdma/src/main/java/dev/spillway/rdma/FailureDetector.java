@@ -9,36 +9,44 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Detects lost peers over the control connections left by the rendezvous, a star around rank 0. Every rank sends
- * a heartbeat on each connection four times per failure timeout; a reader thread per connection declares its peer
- * lost when the connection closes (process death: at once), stays silent for the failure timeout, or the peer says
- * goodbye (it closed its transport). Rank 0 relays every loss to the other ranks, which trust its reports; losing
- * rank 0 loses the star.
+ * Detects lost peers over the control connections left by the rendezvous, a star around rank 0, and keeps the
+ * control plane's {@link Roster} (each rank's incarnation, loss and address). Every rank sends a heartbeat on each
+ * connection four times per failure timeout; a reader thread per connection declares its peer lost when the
+ * connection closes (process death: at once), stays silent for the failure timeout, or the peer says goodbye (it
+ * closed its transport). Rank 0 relays every loss to the other ranks, which trust its reports; losing rank 0 loses
+ * the star, and no rejoin can mend that.
  *
- * <p>Each loss is declared once, by {@link #declareLost} (which also takes suspicions from elsewhere), logged (a
- * goodbye at DEBUG, any other loss at WARNING) and told to the {@link PeerLossListener} from the thread that
- * declared it; {@link #lostReason} says what was declared.
+ * <p>Rank 0 also admits rejoins ({@link #admit}): a new incarnation of a lost rank gets the roster, its connection
+ * replaces the lost one's, and every other rank is told its new incarnation and address. A declaration about an
+ * incarnation that is no longer current (a late report, or a reader of a replaced connection) is ignored.
  *
- * <p>Wire: one type byte, {@link #HEARTBEAT}, {@link #GOODBYE} or {@link #LOST}; a loss report adds the lost rank
- * ({@code int}) and the reason ({@code writeUTF}).
+ * <p>Each loss and each rejoin happens once, under this detector's lock (so that rank 0 relays them in the order they
+ * happened), is logged (a goodbye at DEBUG, a rejoin at INFO, any other loss at WARNING) and told to the
+ * {@link ControlPlane.Listener} from the thread that declared it.
+ *
+ * <p>Wire: one type byte, {@link #HEARTBEAT}, {@link #GOODBYE}, {@link #LOST} or {@link #REJOINED}; a loss report adds
+ * the lost rank and incarnation ({@code int}s) and the reason ({@code writeUTF}); a rejoin report adds the rank and
+ * its new incarnation ({@code int}s) and its address blob ({@link ControlConnection#writeBlob}).
  */
 final class FailureDetector implements AutoCloseable
 {
     /** Message type: the sender is alive. */
     static final byte HEARTBEAT = 1;
-    /** Message type, from rank 0 only: a rank was lost; followed by the rank and the reason. */
+    /** Message type, from rank 0 only: a rank was lost; followed by the rank, its incarnation and the reason. */
     static final byte LOST = 2;
     /** Message type: the sender closed its transport. */
     static final byte GOODBYE = 3;
+    /** Message type, from rank 0 only: a rank rejoined; followed by the rank, its incarnation and its address. */
+    static final byte REJOINED = 4;
     /** The loss reason of a peer that said goodbye. */
     private static final String GOODBYE_REASON = "it closed its transport";
     private static final int HEARTBEATS_PER_TIMEOUT = 4;
     private static final System.Logger LOG = System.getLogger(FailureDetector.class.getName());
 
     private final int rank;
-    private final ControlConnection[] connections;
-    private final AtomicReferenceArray<String> lost;
-    private final PeerLossListener listener;
+    private final Roster roster;
+    private final AtomicReferenceArray<ControlConnection> connections;
+    private final ControlPlane.Listener listener;
     private final long failureMs;
     private final long heartbeatMs;
     private final Thread heartbeat;
@@ -46,16 +54,17 @@ final class FailureDetector implements AutoCloseable
 
     /**
      * @param rank this rank.
+     * @param roster every rank's state and address, from the rendezvous; kept current here.
      * @param connections the control connections by peer rank (null where there is none: a star).
      * @param failureTimeout silence after which a peer is lost.
-     * @param listener told of each lost peer, once.
+     * @param listener told of each loss and rejoin, once.
      */
-    FailureDetector(final int rank, final ControlConnection[] connections, final Duration failureTimeout,
-        final PeerLossListener listener)
+    FailureDetector(final int rank, final Roster roster, final ControlConnection[] connections,
+        final Duration failureTimeout, final ControlPlane.Listener listener)
     {
         this.rank = rank;
-        this.connections = connections;
-        this.lost = new AtomicReferenceArray<>(connections.length);
+        this.roster = roster;
+        this.connections = new AtomicReferenceArray<>(connections);
         this.listener = listener;
         this.failureMs = failureTimeout.toMillis();
         this.heartbeatMs = Math.max(1, failureMs / HEARTBEATS_PER_TIMEOUT);
@@ -66,91 +75,157 @@ final class FailureDetector implements AutoCloseable
     /** Starts a reader per connection and the heartbeat. */
     void start()
     {
-        for (final ControlConnection connection : connections)
+        for (int r = 0; r < connections.length(); r++)
         {
-            if (connection == null)
+            final ControlConnection connection = connections.get(r);
+            if (connection != null)
             {
-                continue;
+                read(connection);
             }
-            try
-            {
-                connection.socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, failureMs));
-            }
-            catch (final IOException ex)
-            {
-                declareLost(connection.rank, "control connection unusable: " + ex);
-                continue;
-            }
-            final Thread reader = new Thread(() -> read(connection),
-                "spillway-rdma-control-" + rank + "-" + connection.rank);
-            reader.setDaemon(true);
-            reader.start();
         }
         heartbeat.start();
     }
 
-    /** @return why {@code peer} was declared lost, or null. */
-    String lostReason(final int peer)
-    {
-        return lost.get(peer);
-    }
-
-    /**
-     * Declares {@code who} lost, once, and logs it: rank 0 relays it to the others, then the listener is told.
-     * Ignored for this rank, unknown ranks, a peer lost before, and once closing.
-     */
-    void declareLost(final int who, final String reason)
-    {
-        declareLost(who, reason, Level.WARNING);
-    }
-
-    /** @param level of the log line: a goodbye, even relayed, is routine. */
-    private void declareLost(final int who, final String reason, final Level level)
-    {
-        if (declare(who, reason))
-        {
-            LOG.log(level, () -> "spillway-rdma: rank " + rank + " lost rank " + who + ": " + reason);
-        }
-    }
-
-    /** @return true when this call declared {@code who} lost. */
-    private boolean declare(final int who, final String reason)
-    {
-        if (closing || who == rank || who < 0 || who >= lost.length() || !lost.compareAndSet(who, null, reason))
-        {
-            return false;
-        }
-        if (rank == 0)
-        {
-            for (final ControlConnection connection : connections)
-            {
-                if (connection != null && connection.rank != who)
-                {
-                    connection.sendQuietly(out ->
-                    {
-                        out.writeByte(LOST);
-                        out.writeInt(who);
-                        out.writeUTF(reason);
-                    });
-                }
-            }
-        }
-        listener.lost(who, reason);
-        return true;
-    }
-
+    /** Starts the reader of {@code connection}. */
     private void read(final ControlConnection connection)
     {
-        final long timeoutMs;
         try
         {
-            timeoutMs = connection.socket.getSoTimeout();
+            connection.socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, failureMs));
         }
         catch (final IOException ex)
         {
-            declareLost(connection.rank, "control connection unusable: " + ex);
+            declareLost(connection.rank, connection.incarnation, "control connection unusable: " + ex, Level.WARNING);
             return;
         }
+        final Thread reader = new Thread(() -> read(connection, failureMs),
+            "spillway-rdma-control-" + rank + "-" + connection.rank + "-" + connection.incarnation);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Rank 0: admits {@code incarnation} of {@code who} if that rank is lost and the incarnation is higher than the
+     * lost one. Sends it the verdict and the roster, takes {@code connection} over as its control connection, tells
+     * every other rank and the listener.
+     *
+     * @return null when admitted, else why not.
+     */
+    synchronized String admit(final int who, final int incarnation, final ControlConnection connection,
+        final byte[] blob)
+    {
+        final PeerStates.State state = roster.states().get(who);
+        if (closing)
+        {
+            return "the coordinator is closing";
+        }
+        if (!state.lost())
+        {
+            return "rank " + who + " is alive (incarnation " + state.incarnation() + "); only a lost rank may rejoin";
+        }
+        if (!roster.states().rejoin(who, incarnation))
+        {
+            return "incarnation " + incarnation + " is not higher than the lost incarnation " + state.incarnation();
+        }
+        roster.blob(who, blob);
+        try
+        {
+            connection.out.writeByte(Roster.REJOIN);
+            roster.write(connection.out);
+            connection.out.flush();
+        }
+        catch (final IOException ex)
+        {
+            declareLost(who, incarnation, "its rejoin failed: " + ex, Level.WARNING);
+            return "sending it the roster failed: " + ex;
+        }
+        connection.rank = who;
+        connection.incarnation = incarnation;
+        final ControlConnection old = connections.getAndSet(who, connection);
+        if (old != null)
+        {
+            old.closeQuietly();
+        }
+        relay(who, out ->
+        {
+            out.writeByte(REJOINED);
+            out.writeInt(who);
+            out.writeInt(incarnation);
+            ControlConnection.writeBlob(out, blob);
+        });
+        LOG.log(Level.INFO, () -> "spillway-rdma: rank 0 admitted rank " + who + " as incarnation " + incarnation +
+            " (incarnation " + state.incarnation() + " was lost: " + state.lostReason() + ")");
+        listener.rejoined(who, incarnation, blob);
+        read(connection);
+        return null;
+    }
+
+    /**
+     * Declares {@code incarnation} of {@code who} lost, once, and logs it: rank 0 relays it to the others, then the
+     * listener is told. Ignored for this rank, an incarnation that is not current, one lost before, and once closing.
+     *
+     * @param level of the log line: a goodbye, even relayed, is routine.
+     */
+    private synchronized void declareLost(final int who, final int incarnation, final String reason,
+        final Level level)
+    {
+        if (closing || who == rank || !roster.states().lose(who, incarnation, reason))
+        {
+            return;
+        }
+        relay(who, out ->
+        {
+            out.writeByte(LOST);
+            out.writeInt(who);
+            out.writeInt(incarnation);
+            out.writeUTF(reason);
+        });
+        LOG.log(level, () -> "spillway-rdma: rank " + rank + " lost rank " + who + " incarnation " + incarnation +
+            ": " + reason);
+        listener.lost(who, incarnation, reason);
+    }
+
+    /**
+     * A rank other than 0: rank 0 reports that {@code incarnation} of {@code who} rejoined. A current incarnation
+     * still alive here is lost first: a newer one exists.
+     */
+    private synchronized void rejoined(final int who, final int incarnation, final byte[] blob)
+    {
+        final PeerStates.State state = roster.states().get(who);
+        if (closing || who == rank || incarnation <= state.incarnation())
+        {
+            return;
+        }
+        if (!state.lost())
+        {
+            declareLost(who, state.incarnation(), "replaced by incarnation " + incarnation, Level.WARNING);
+        }
+        roster.states().rejoin(who, incarnation);
+        roster.blob(who, blob);
+        LOG.log(Level.INFO, () -> "spillway-rdma: rank " + rank + " heard rank " + who + " rejoin as incarnation " +
+            incarnation);
+        listener.rejoined(who, incarnation, blob);
+    }
+
+    /** Rank 0: sends {@code message} to every other live rank but {@code who}. */
+    private void relay(final int who, final ControlConnection.Message message)
+    {
+        if (rank != 0)
+        {
+            return;
+        }
+        for (int r = 0; r < connections.length(); r++)
+        {
+            final ControlConnection connection = connections.get(r);
+            if (connection != null && r != who && !roster.states().get(r).lost())
+            {
+                connection.sendQuietly(message);
+            }
+        }
+    }
+
+    private void read(final ControlConnection connection, final long timeoutMs)
+    {
         try
         {
             while (!closing)
@@ -159,27 +234,36 @@ final class FailureDetector implements AutoCloseable
                 if (type == LOST)
                 {
                     final int who = connection.in.readInt();
+                    final int incarnation = connection.in.readInt();
                     final String report = connection.in.readUTF();
-                    declareLost(who, "reported by rank 0: " + report, GOODBYE_REASON.equals(report) ? Level.DEBUG :
-                        Level.WARNING);
+                    declareLost(who, incarnation, "reported by rank 0: " + report,
+                        GOODBYE_REASON.equals(report) ? Level.DEBUG : Level.WARNING);
+                }
+                else if (type == REJOINED)
+                {
+                    final int who = connection.in.readInt();
+                    final int incarnation = connection.in.readInt();
+                    rejoined(who, incarnation, ControlConnection.readBlob(connection.in));
                 }
                 else if (type == GOODBYE)
                 {
-                    declareLost(connection.rank, GOODBYE_REASON, Level.DEBUG);
+                    declareLost(connection.rank, connection.incarnation, GOODBYE_REASON, Level.DEBUG);
                     return;
                 }
             }
         }
         catch (final SocketTimeoutException ex)
         {
-            declareLost(connection.rank, "no heartbeat for " + timeoutMs + " ms");
+            declareLost(connection.rank, connection.incarnation, "no heartbeat for " + timeoutMs + " ms",
+                Level.WARNING);
         }
         catch (final IOException ex)
         {
             if (!closing)
             {
-                declareLost(connection.rank, "control connection closed (" +
-                    (ex instanceof EOFException ? "end of stream" : ex.getMessage()) + "): process died?");
+                declareLost(connection.rank, connection.incarnation, "control connection closed (" +
+                    (ex instanceof EOFException ? "end of stream" : ex.getMessage()) + "): process died?",
+                    Level.WARNING);
             }
         }
         finally
@@ -192,9 +276,10 @@ final class FailureDetector implements AutoCloseable
     {
         while (!closing)
         {
-            for (final ControlConnection connection : connections)
+            for (int r = 0; r < connections.length(); r++)
             {
-                if (connection != null && lost.get(connection.rank) == null)
+                final ControlConnection connection = connections.get(r);
+                if (connection != null && !roster.states().get(r).lost())
                 {
                     connection.sendQuietly(out -> out.writeByte(HEARTBEAT));
                 }
@@ -214,14 +299,18 @@ final class FailureDetector implements AutoCloseable
     @Override
     public void close()
     {
-        if (closing)
+        synchronized (this)
         {
-            return;
+            if (closing)
+            {
+                return;
+            }
+            closing = true;
         }
-        closing = true;
         heartbeat.interrupt();
-        for (final ControlConnection connection : connections)
+        for (int r = 0; r < connections.length(); r++)
         {
+            final ControlConnection connection = connections.get(r);
             if (connection != null)
             {
                 connection.sendQuietly(out -> out.writeByte(GOODBYE));

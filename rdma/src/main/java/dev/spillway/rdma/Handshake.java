@@ -12,28 +12,40 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.util.function.IntConsumer;
 
 /**
  * The mutual HMAC-SHA256 challenge-response on the job secret that opens every control connection.
  *
  * <ol>
  * <li>The coordinator greets: magic, version, its nonce.</li>
- * <li>The rank answers: its rank, the job size, its nonce and its proof.</li>
+ * <li>The rank answers: its rank, the job size, its incarnation, its nonce and its proof.</li>
  * <li>The coordinator checks the proof and the claim, then proves the secret back.</li>
  * </ol>
- * Each proof covers the role, both nonces, the rank and the size, so neither side can replay or reflect the other's.
+ * Each proof covers the role, both nonces, the rank, the size and the incarnation, so neither side can replay or
+ * reflect the other's. Whether the proven claim is admitted (a rank may join once, and rejoin only as a higher
+ * incarnation of a lost rank) the {@link RendezvousServer} decides after the handshake.
  */
 final class Handshake
 {
     static final int MAGIC = 0x53505759; // "SPWY"
-    static final int VERSION = 1;
+    /** 2: the answer and the proofs carry the incarnation; a verdict follows the address blob. */
+    static final int VERSION = 2;
     static final int NONCE_BYTES = 32;
     static final int PROOF_BYTES = 32;
     /** Magic, version, nonce. */
     static final int GREETING_BYTES = 4 + 4 + NONCE_BYTES;
-    /** Rank, size, nonce, proof. */
-    static final int ANSWER_BYTES = 4 + 4 + NONCE_BYTES + PROOF_BYTES;
+    /** Rank, size, incarnation, nonce, proof. */
+    static final int ANSWER_BYTES = 4 + 4 + 4 + NONCE_BYTES + PROOF_BYTES;
+
+    /**
+     * What a peer proved to be.
+     *
+     * @param rank its rank, 1 to size - 1.
+     * @param incarnation its incarnation, 0 to {@link TransportConfig#MAX_INCARNATION}.
+     */
+    record Claim(int rank, int incarnation)
+    {
+    }
 
     private final byte[] secret;
     private final int size;
@@ -52,13 +64,11 @@ final class Handshake
     /**
      * The coordinator's side.
      *
-     * @param claim takes the proven rank before the coordinator proves itself; throws
-     *        {@link AuthenticationException} to refuse it (a rank that already joined).
-     * @return the rank the peer proved.
+     * @return the rank and incarnation the peer proved.
      * @throws EOFException when the peer hangs up before or during its answer (the message says which).
-     * @throws AuthenticationException when the proof or the claimed rank and size are wrong.
+     * @throws AuthenticationException when the proof or the claimed rank, size or incarnation are wrong.
      */
-    int accept(final DataInputStream in, final DataOutputStream out, final IntConsumer claim) throws IOException
+    Claim accept(final DataInputStream in, final DataOutputStream out) throws IOException
     {
         final byte[] serverNonce = nonce();
         out.writeInt(MAGIC);
@@ -68,10 +78,11 @@ final class Handshake
         final ByteBuffer fields = ByteBuffer.wrap(readAnswer(in));
         final int claimed = fields.getInt();
         final int claimedSize = fields.getInt();
+        final int incarnation = fields.getInt();
         final byte[] clientNonce = new byte[NONCE_BYTES];
         final byte[] proof = new byte[PROOF_BYTES];
         fields.get(clientNonce).get(proof);
-        if (!MessageDigest.isEqual(mac("client", serverNonce, clientNonce, claimed, claimedSize), proof))
+        if (!MessageDigest.isEqual(mac("client", serverNonce, clientNonce, claimed, claimedSize, incarnation), proof))
         {
             throw new AuthenticationException("peer claiming rank " + claimed + " did not prove the job secret");
         }
@@ -80,10 +91,14 @@ final class Handshake
             throw new AuthenticationException("peer claims rank " + claimed + " of " + claimedSize +
                 ", the job has " + size + " ranks");
         }
-        claim.accept(claimed);
-        out.write(mac("server", serverNonce, clientNonce, claimed, claimedSize));
+        if (incarnation < 0 || incarnation > TransportConfig.MAX_INCARNATION)
+        {
+            throw new AuthenticationException("peer claims rank " + claimed + " incarnation " + incarnation +
+                ", outside 0.." + TransportConfig.MAX_INCARNATION);
+        }
+        out.write(mac("server", serverNonce, clientNonce, claimed, claimedSize, incarnation));
         out.flush();
-        return claimed;
+        return new Claim(claimed, incarnation);
     }
 
     /** @throws EOFException when the peer closes (or resets) the connection before all of its answer came. */
@@ -119,8 +134,8 @@ final class Handshake
      * @throws NotGreetedException when the coordinator closes the connection before its greeting (it is busy).
      * @throws AuthenticationException when the coordinator refuses this rank or cannot prove the secret.
      */
-    void join(final DataInputStream in, final DataOutputStream out, final int rank, final String coordinator)
-        throws IOException
+    void join(final DataInputStream in, final DataOutputStream out, final int rank, final int incarnation,
+        final String coordinator) throws IOException
     {
         final byte[] greeting = new byte[GREETING_BYTES];
         final int got;
@@ -148,16 +163,17 @@ final class Handshake
         final byte[] clientNonce = nonce();
         out.writeInt(rank);
         out.writeInt(size);
+        out.writeInt(incarnation);
         out.write(clientNonce);
-        out.write(mac("client", serverNonce, clientNonce, rank, size));
+        out.write(mac("client", serverNonce, clientNonce, rank, size, incarnation));
         out.flush();
         final byte[] proof = new byte[PROOF_BYTES];
         if (in.readNBytes(proof, 0, PROOF_BYTES) < PROOF_BYTES)
         {
             throw new AuthenticationException("rank " + rank + ": coordinator " + coordinator +
-                " refused the handshake (wrong secret, size or a duplicate rank?)");
+                " refused the handshake (wrong secret or job size?)");
         }
-        if (!MessageDigest.isEqual(proof, mac("server", serverNonce, clientNonce, rank, size)))
+        if (!MessageDigest.isEqual(proof, mac("server", serverNonce, clientNonce, rank, size, incarnation)))
         {
             throw new AuthenticationException("rank " + rank + ": coordinator " + coordinator +
                 " did not prove the job secret");
@@ -172,7 +188,7 @@ final class Handshake
     }
 
     private byte[] mac(final String role, final byte[] serverNonce, final byte[] clientNonce, final int rank,
-        final int size)
+        final int size, final int incarnation)
     {
         try
         {
@@ -181,7 +197,7 @@ final class Handshake
             mac.update(("spillway-rdma v" + VERSION + " " + role).getBytes(StandardCharsets.US_ASCII));
             mac.update(serverNonce);
             mac.update(clientNonce);
-            mac.update(ByteBuffer.allocate(8).putInt(rank).putInt(size).array());
+            mac.update(ByteBuffer.allocate(12).putInt(rank).putInt(size).putInt(incarnation).array());
             return mac.doFinal();
         }
         catch (final GeneralSecurityException ex)

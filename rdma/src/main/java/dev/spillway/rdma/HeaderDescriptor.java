@@ -15,12 +15,13 @@ import java.nio.ByteOrder;
  *   +-------------------+-------------------+
  *   | seq                                   |  16
  *   +-------------------+-------------------+
- *   | payload length    | padding (0)       |  24
+ *   | payload length    | incarnation       |  24
  *   +-------------------+-------------------+  32
  * </pre>
  *
  * Sender and payload length travel in the header because JUCX 1.12 reports neither for a receive that completes
- * at once (the message was already waiting).
+ * at once (the message was already waiting); the sender's incarnation lets a receiver drop a message of a lost
+ * incarnation that a receive from any rank matched.
  */
 final class HeaderDescriptor
 {
@@ -30,18 +31,18 @@ final class HeaderDescriptor
     static final int RANK_OFFSET = 0;
     /** The matching tag, an {@code int}. */
     static final int TAG_OFFSET = RANK_OFFSET + Integer.BYTES;
-    /** The sender's epoch towards the receiver, an {@code int}. */
+    /** Reserved: the sender's checkpoint epoch ({@code ckptEpoch}), an {@code int}. */
     static final int EPOCH_OFFSET = TAG_OFFSET + Integer.BYTES;
-    /** The sender's phase within the epoch, an {@code int}. */
+    /** Reserved: the sender's phase of the logging protocol, an {@code int}. */
     static final int PHASE_OFFSET = EPOCH_OFFSET + Integer.BYTES;
     /** The sequence number, a {@code long}. */
     static final int SEQ_OFFSET = PHASE_OFFSET + Integer.BYTES;
     /** Payload bytes that follow the header, an {@code int}. */
     static final int PAYLOAD_LENGTH_OFFSET = SEQ_OFFSET + Long.BYTES;
-    /** Zero padding, an {@code int}, so that the length is a multiple of 8. */
-    static final int PADDING_OFFSET = PAYLOAD_LENGTH_OFFSET + Integer.BYTES;
+    /** The sender's incarnation, an {@code int} (the former padding). */
+    static final int INCARNATION_OFFSET = PAYLOAD_LENGTH_OFFSET + Integer.BYTES;
     /** Encoded length of a header. */
-    static final int LENGTH = PADDING_OFFSET + Integer.BYTES;
+    static final int LENGTH = INCARNATION_OFFSET + Integer.BYTES;
 
     private HeaderDescriptor()
     {

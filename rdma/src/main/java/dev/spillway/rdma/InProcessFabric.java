@@ -1,5 +1,6 @@
 package dev.spillway.rdma;
 
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,29 +9,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Ranks living in one JVM, connected by memory copies: the reference implementation of the {@link Transport}
  * contract and the transport for single-process tests. A send waits for its matching receive and is copied straight
  * into the receive buffer (no intermediate copy); puts and gets copy at once; atomics apply at once through
- * VarHandles. {@link #kill} simulates a crash.
+ * VarHandles. Every rank starts as incarnation 0.
+ *
+ * <p>{@link #kill} simulates a crash: the other ranks are told the rank was lost. The killed rank's transport object
+ * stays usable as a zombie would: its sends and atomics reach their target, which drops and counts them
+ * ({@link Transport#fencedMessages()}), and fail at the zombie; all its other operations fail at once.
+ * {@link #revive} brings the rank back as a new incarnation and tells the others it rejoined. Peer events are told
+ * on one thread for the whole fabric.
  */
 public final class InProcessFabric implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(InProcessFabric.class.getName());
+
     private final int size;
     private final long timeoutMs;
+    /** Each rank's current incarnation; guarded by this. */
     private final InProcessTransport[] ranks;
-    private final AtomicReferenceArray<String> lost;
+    private final PeerStates states;
+    private final ExecutorService events = PeerEvents.thread("spillway-rdma-inprocess-events");
     private final List<List<SendOp>> unexpected = new ArrayList<>();
     private final List<List<RecvOp>> posted = new ArrayList<>();
     private final List<Map<Integer, Window>> windows = new ArrayList<>();
     private final ScheduledThreadPoolExecutor timer;
     private final AtomicInteger windowIds = new AtomicInteger();
+    /** Set by {@link #close}: ranks then die quietly; guarded by this. */
+    private boolean closing;
 
     /**
      * @param size ranks.
@@ -44,7 +57,7 @@ public final class InProcessFabric implements AutoCloseable
         }
         this.size = size;
         this.timeoutMs = operationTimeout.toMillis();
-        this.lost = new AtomicReferenceArray<>(size);
+        this.states = new PeerStates(size, 0);
         this.ranks = new InProcessTransport[size];
         timer = new ScheduledThreadPoolExecutor(1, r ->
         {
@@ -58,12 +71,12 @@ public final class InProcessFabric implements AutoCloseable
             unexpected.add(new ArrayList<>());
             posted.add(new ArrayList<>());
             windows.add(new ConcurrentHashMap<>());
-            ranks[r] = new InProcessTransport(this, r);
+            ranks[r] = new InProcessTransport(this, r, 0, new PeerEvents(events));
         }
     }
 
-    /** @return rank {@code r}'s transport. */
-    public Transport transport(final int r)
+    /** @return rank {@code r}'s transport: its current incarnation's. */
+    public synchronized Transport transport(final int r)
     {
         return ranks[r];
     }
@@ -75,7 +88,8 @@ public final class InProcessFabric implements AutoCloseable
     }
 
     /**
-     * Simulates the crash of rank {@code r}: its memory is gone and every operation involving it fails.
+     * Simulates the crash of rank {@code r}: its memory is gone, every operation involving it fails, and its messages
+     * that no receive matched yet are dropped and counted at their targets.
      *
      * @param r the victim.
      * @param reason for the error messages.
@@ -85,10 +99,12 @@ public final class InProcessFabric implements AutoCloseable
         final List<Runnable> done = new ArrayList<>();
         synchronized (this)
         {
-            if (!lost.compareAndSet(r, null, reason))
+            final int incarnation = states.incarnation(r);
+            if (!states.lose(r, incarnation, reason))
             {
                 return;
             }
+            publish(PeerEvent.lost(r, incarnation, reason));
             windows.get(r).clear();
             for (int m = 0; m < size; m++)
             {
@@ -98,6 +114,10 @@ public final class InProcessFabric implements AutoCloseable
                     if (s.source == r || m == r)
                     {
                         it.remove();
+                        if (m != r && !closing && !states.get(m).lost())
+                        {
+                            ranks[m].fence().drop(r, incarnation); // as UCX drains a lost rank's waiting messages
+                        }
                         done.add(s.fail(new PeerFailedException(r, "send to rank " + m + " tag " +
                             s.header.tag(), reason)));
                     }
@@ -117,10 +137,64 @@ public final class InProcessFabric implements AutoCloseable
         done.forEach(Runnable::run);
     }
 
-    /** Stops the timer; pending operations stay as they are. */
+    /**
+     * Brings killed rank {@code r} back as its next incarnation; the other ranks are told it rejoined.
+     *
+     * @return the new incarnation's transport.
+     * @throws TransportException when the rank is alive (logged, as a coordinator would).
+     */
+    public synchronized Transport revive(final int r)
+    {
+        Checks.rank(r, size, "revive");
+        return revive(r, states.incarnation(r) + 1);
+    }
+
+    /**
+     * Brings killed rank {@code r} back as {@code incarnation}; the other ranks are told it rejoined.
+     *
+     * @return the new incarnation's transport.
+     * @throws TransportException when the rank is alive or the incarnation is not higher than the lost one (logged,
+     *         as a coordinator would).
+     */
+    public synchronized Transport revive(final int r, final int incarnation)
+    {
+        Checks.rank(r, size, "revive");
+        final PeerStates.State state = states.get(r);
+        if (!states.rejoin(r, incarnation))
+        {
+            final String why = state.lost() ? "incarnation " + incarnation + " is not higher than the lost " +
+                "incarnation " + state.incarnation() : "rank " + r + " is alive (incarnation " + state.incarnation() +
+                "); only a lost rank can be revived";
+            LOG.log(Level.WARNING, "spillway-rdma: in-process fabric refused to revive rank " + r + " as incarnation " +
+                incarnation + ": " + why);
+            throw new TransportException("reviving rank " + r + " as incarnation " + incarnation + " refused: " + why);
+        }
+        ranks[r] = new InProcessTransport(this, r, incarnation, new PeerEvents(events));
+        publish(PeerEvent.rejoined(r, incarnation));
+        return ranks[r];
+    }
+
+    /** Tells every live rank but the one it is about of {@code event}; under the lock, so events keep order. */
+    private void publish(final PeerEvent event)
+    {
+        for (final InProcessTransport t : ranks)
+        {
+            if (t.rank() != event.rank() && !states.get(t.rank()).lost())
+            {
+                t.events().publish(event);
+            }
+        }
+    }
+
+    /** Stops the timer and the event thread; pending operations stay as they are. */
     @Override
     public void close()
     {
+        synchronized (this)
+        {
+            closing = true;
+        }
+        events.shutdownNow();
         for (int r = 0; r < size; r++)
         {
             kill(r, "the fabric was closed");
@@ -130,7 +204,26 @@ public final class InProcessFabric implements AutoCloseable
 
     String lostReason(final int r)
     {
-        return lost.get(r);
+        return states.lostReason(r);
+    }
+
+    int incarnation(final int r)
+    {
+        return states.incarnation(r);
+    }
+
+    PeerStates states()
+    {
+        return states;
+    }
+
+    /** Closes {@code t}: kills its rank when it is the current incarnation; a zombie only stops. */
+    synchronized void close(final InProcessTransport t)
+    {
+        if (ranks[t.rank()] == t)
+        {
+            kill(t.rank(), "it closed its transport");
+        }
     }
 
     int nextWindowId()
@@ -143,20 +236,21 @@ public final class InProcessFabric implements AutoCloseable
         return windows.get(r);
     }
 
-    CompletableFuture<Void> send(final int source, final int target, final Header header, final ByteBuffer src)
+    CompletableFuture<Void> send(final InProcessTransport from, final int target, final Header header,
+        final ByteBuffer src)
     {
-        final SendOp op = new SendOp(source, target, header, src.duplicate());
+        final SendOp op = new SendOp(from.rank(), from.incarnation(), target, header, src.duplicate());
         final List<Runnable> done = new ArrayList<>();
         synchronized (this)
         {
-            final PeerFailedException failure = failure(source, target, "send to rank " + target + " tag " +
+            final PeerFailedException failure = message(from, target, "send to rank " + target + " tag " +
                 header.tag());
             if (failure != null)
             {
                 op.future.completeExceptionally(failure);
                 return op.future;
             }
-            final RecvOp match = takeMatch(posted.get(target), source, header.tag());
+            final RecvOp match = takeMatch(posted.get(target), from.rank(), header.tag());
             if (match == null)
             {
                 unexpected.get(target).add(op);
@@ -171,14 +265,16 @@ public final class InProcessFabric implements AutoCloseable
         return op.future;
     }
 
-    CompletableFuture<Message> receive(final int receiver, final int source, final int tag, final ByteBuffer dst)
+    CompletableFuture<Message> receive(final InProcessTransport to, final int source, final int tag,
+        final ByteBuffer dst)
     {
+        final int receiver = to.rank();
         final RecvOp op = new RecvOp(receiver, source, tag, dst.duplicate());
         final List<Runnable> done = new ArrayList<>();
         synchronized (this)
         {
-            final PeerFailedException failure = failure(receiver,
-                source == Transport.ANY_SOURCE ? receiver : source, "receive at rank " + receiver + " tag " + tag);
+            final PeerFailedException failure = failure(to, source == Transport.ANY_SOURCE ? receiver : source,
+                "receive at rank " + receiver + " tag " + tag);
             if (failure != null)
             {
                 op.future.completeExceptionally(failure);
@@ -209,16 +305,37 @@ public final class InProcessFabric implements AutoCloseable
         return op.future;
     }
 
-    /** The first failure among {@code self} (this rank died) and {@code peer}, or null. */
-    PeerFailedException failure(final int self, final int peer, final String operation)
+    /**
+     * The first failure among {@code self} (its incarnation was lost or replaced) and {@code peer}, or null.
+     */
+    PeerFailedException failure(final InProcessTransport self, final int peer, final String operation)
     {
-        final String selfLost = lost.get(self);
-        if (selfLost != null)
+        final PeerStates.State mine = states.get(self.rank());
+        if (self.incarnation() < mine.incarnation())
         {
-            return new PeerFailedException(self, operation, selfLost);
+            return new PeerFailedException(self.rank(), operation, "its incarnation " + self.incarnation() +
+                " was replaced by incarnation " + mine.incarnation());
         }
-        final String peerLost = lost.get(peer);
+        if (mine.lost())
+        {
+            return new PeerFailedException(self.rank(), operation, mine.lostReason());
+        }
+        final String peerLost = states.lostReason(peer);
         return peerLost == null ? null : new PeerFailedException(peer, operation, peerLost);
+    }
+
+    /**
+     * {@link #failure} of a message (or atomic request) from {@code from} to {@code target}. A zombie's message
+     * reaches a live target, which drops and counts it.
+     */
+    synchronized PeerFailedException message(final InProcessTransport from, final int target, final String operation)
+    {
+        final PeerFailedException failure = failure(from, target, operation);
+        if (failure != null && failure.rank() == from.rank() && !from.closed() && states.lostReason(target) == null)
+        {
+            ranks[target].fence().drop(from.rank(), from.incarnation());
+        }
+        return failure;
     }
 
     private static RecvOp takeMatch(final List<RecvOp> list, final int source, final int tag)
@@ -247,8 +364,7 @@ public final class InProcessFabric implements AutoCloseable
         else
         {
             recv.dst.put(send.src);
-            final Message message = new Message(new Header(send.source, send.header.tag(), send.header.epoch(),
-                send.header.phase(), send.header.seq()), length);
+            final Message message = new Message(send.header.stamped(send.source, send.incarnation), length);
             done.add(recv.succeed(message));
         }
         done.add(send.succeed());
@@ -285,15 +401,17 @@ public final class InProcessFabric implements AutoCloseable
     private static final class SendOp
     {
         final int source;
+        final int incarnation;
         final int target;
         final Header header;
         final ByteBuffer src;
         final CompletableFuture<Void> future = new CompletableFuture<>();
         ScheduledFuture<?> timeout;
 
-        SendOp(final int source, final int target, final Header header, final ByteBuffer src)
+        SendOp(final int source, final int incarnation, final int target, final Header header, final ByteBuffer src)
         {
             this.source = source;
+            this.incarnation = incarnation;
             this.target = target;
             this.header = header;
             this.src = src;

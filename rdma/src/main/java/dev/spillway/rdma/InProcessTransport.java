@@ -3,20 +3,27 @@ package dev.spillway.rdma;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
-/** One rank of an {@link InProcessFabric}. */
+/** One incarnation of one rank of an {@link InProcessFabric}. */
 final class InProcessTransport implements Transport
 {
     private static final byte[] NO_KEY = new byte[0];
 
     private final InProcessFabric fabric;
     private final int rank;
+    private final int incarnation;
+    private final PeerEvents events;
+    private final Fence fence;
     /** First error of an RMA operation per target since its last flush; guarded by this. */
     private final TransportException[] rmaError;
+    private volatile boolean closed;
 
-    InProcessTransport(final InProcessFabric fabric, final int rank)
+    InProcessTransport(final InProcessFabric fabric, final int rank, final int incarnation, final PeerEvents events)
     {
         this.fabric = fabric;
         this.rank = rank;
+        this.incarnation = incarnation;
+        this.events = events;
+        this.fence = new Fence(rank, fabric.states());
         this.rmaError = new TransportException[fabric.size()];
     }
 
@@ -33,12 +40,40 @@ final class InProcessTransport implements Transport
     }
 
     @Override
+    public int incarnation()
+    {
+        return incarnation;
+    }
+
+    @Override
+    public int incarnation(final int r)
+    {
+        Checks.rank(r, size(), "incarnation at rank " + rank);
+        return fabric.incarnation(r);
+    }
+
+    PeerEvents events()
+    {
+        return events;
+    }
+
+    Fence fence()
+    {
+        return fence;
+    }
+
+    boolean closed()
+    {
+        return closed;
+    }
+
+    @Override
     public CompletableFuture<Void> send(final int target, final Header header, final ByteBuffer src)
     {
         Checks.rank(target, size(), "send from rank " + rank);
-        Checks.header(header, rank);
+        Checks.header(header, rank, incarnation);
         Checks.direct(src, "send from rank " + rank + " tag " + header.tag());
-        return fabric.send(rank, target, header, src);
+        return fabric.send(this, target, header, src);
     }
 
     @Override
@@ -49,7 +84,7 @@ final class InProcessTransport implements Transport
             Checks.rank(source, size(), "receive at rank " + rank);
         }
         Checks.direct(dst, "receive at rank " + rank + " tag " + tag);
-        return fabric.receive(rank, source, tag, dst);
+        return fabric.receive(this, source, tag, dst);
     }
 
     @Override
@@ -70,7 +105,7 @@ final class InProcessTransport implements Transport
     private Window expose(final String name, final ByteBuffer memory)
     {
         final int id = fabric.nextWindowId();
-        final WindowHandle handle = new WindowHandle(rank, id, name, memory.capacity(), 0L, NO_KEY);
+        final WindowHandle handle = new WindowHandle(rank, incarnation, id, name, memory.capacity(), 0L, NO_KEY);
         final Window window = new Window(handle, memory, () -> fabric.windowsOf(rank).remove(id));
         fabric.windowsOf(rank).put(id, window);
         return window;
@@ -104,7 +139,7 @@ final class InProcessTransport implements Transport
     private Window reach(final WindowHandle target, final String operation)
     {
         final String what = operation + " to window '" + target.name() + "' of rank " + target.owner();
-        final PeerFailedException failure = fabric.failure(rank, target.owner(), what);
+        final TransportException failure = unreachable(target, operation, what);
         final Window window = failure == null ? fabric.windowsOf(target.owner()).get(target.id()) : null;
         if (window == null)
         {
@@ -120,6 +155,13 @@ final class InProcessTransport implements Transport
         return window;
     }
 
+    /** Why {@code target} cannot be reached: a lost rank (this one or the owner), or a stale handle; or null. */
+    private TransportException unreachable(final WindowHandle target, final String operation, final String what)
+    {
+        final PeerFailedException failure = fabric.failure(this, target.owner(), what);
+        return failure != null ? failure : target.stale(operation, fabric.incarnation(target.owner()));
+    }
+
     @Override
     public CompletableFuture<Void> flush(final int target)
     {
@@ -130,7 +172,7 @@ final class InProcessTransport implements Transport
             error = rmaError[target];
             rmaError[target] = null;
         }
-        final PeerFailedException failure = fabric.failure(rank, target, "flush to rank " + target);
+        final PeerFailedException failure = fabric.failure(this, target, "flush to rank " + target);
         if (error != null || failure != null)
         {
             return CompletableFuture.failedFuture(error != null ? error : failure);
@@ -172,16 +214,18 @@ final class InProcessTransport implements Transport
             LongWords.compareAndExchange(window.memory(), (int)offset, expected, update));
     }
 
+    /** The target's live window, or null; an atomic request of a zombie reaches the owner, which drops it. */
     private Window atomicTarget(final WindowHandle target, final String operation)
     {
-        return fabric.failure(rank, target.owner(), operation) == null ?
+        return fabric.message(this, target.owner(), operation) == null &&
+            target.stale(operation, fabric.incarnation(target.owner())) == null ?
             fabric.windowsOf(target.owner()).get(target.id()) : null;
     }
 
     private CompletableFuture<Long> atomicFailure(final WindowHandle target, final String operation)
     {
         final String what = operation + " on window '" + target.name() + "' of rank " + target.owner();
-        final PeerFailedException failure = fabric.failure(rank, target.owner(), what);
+        final TransportException failure = unreachable(target, operation, what);
         return CompletableFuture.failedFuture(failure != null ? failure :
             new TransportException(what + ": the window is not registered there (closed?)"));
     }
@@ -193,8 +237,27 @@ final class InProcessTransport implements Transport
     }
 
     @Override
+    public void addPeerListener(final PeerListener listener)
+    {
+        events.add(listener);
+    }
+
+    @Override
+    public void removePeerListener(final PeerListener listener)
+    {
+        events.remove(listener);
+    }
+
+    @Override
+    public long fencedMessages()
+    {
+        return fence.fenced();
+    }
+
+    @Override
     public void close()
     {
-        fabric.kill(rank, "it closed its transport");
+        closed = true;
+        fabric.close(this);
     }
 }

@@ -16,6 +16,7 @@ import java.util.function.IntConsumer;
 final class LocalWindows
 {
     private final int rank;
+    private final int incarnation;
     private final UcpContext context;
     private final IntConsumer release;
     private final Int2ObjectHashMap<Window> windows = new Int2ObjectHashMap<>();
@@ -23,9 +24,10 @@ final class LocalWindows
     private int nextId;
 
     /** @param release what closing a window runs, with its id, on the closing thread. */
-    LocalWindows(final int rank, final UcpContext context, final IntConsumer release)
+    LocalWindows(final TransportConfig config, final UcpContext context, final IntConsumer release)
     {
-        this.rank = rank;
+        this.rank = config.rank();
+        this.incarnation = config.incarnation();
         this.context = context;
         this.release = release;
     }
@@ -54,7 +56,8 @@ final class LocalWindows
         final ByteBuffer key = memory.getRemoteKeyBuffer();
         final byte[] keyBytes = new byte[key.remaining()];
         key.get(keyBytes);
-        final WindowHandle handle = new WindowHandle(rank, id, name, view.capacity(), memory.getAddress(), keyBytes);
+        final WindowHandle handle = new WindowHandle(rank, incarnation, id, name, view.capacity(), memory.getAddress(),
+            keyBytes);
         final Window window = new Window(handle, view, () -> release.accept(id));
         windows.put(id, window);
         memories.put(id, memory);

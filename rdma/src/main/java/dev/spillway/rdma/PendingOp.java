@@ -21,8 +21,18 @@ final class PendingOp<T> extends UcxCallback
         T of(UcpRequest request);
     }
 
+    /** Decides whether a completed request is the operation's result, or restarts the operation instead. */
+    @FunctionalInterface
+    interface Retry
+    {
+        /** @return true when it started the operation again: the completed request is not its result. */
+        boolean again(UcpRequest request);
+    }
+
     /** The peer the operation depends on, or {@link Transport#ANY_SOURCE}. */
     final int rank;
+    /** The incarnation of {@link #rank} that the operation addresses (any when there is no one peer). */
+    final int incarnation;
     /** The operation, for messages. */
     final String what;
     final CompletableFuture<T> future;
@@ -37,6 +47,7 @@ final class PendingOp<T> extends UcxCallback
     UcpRequest request;
     /** A receive's buffer capacity, for the message when a message is truncated. */
     int capacity;
+    private Retry retry;
     private boolean cancelWhenAbandoned;
     private boolean released;
 
@@ -44,11 +55,13 @@ final class PendingOp<T> extends UcxCallback
      * @param small a pooled buffer to give back once UCX is done, or null.
      * @param keepAlive buffers UCX reads or writes, kept reachable until it is done.
      */
-    PendingOp(final PendingOperations owner, final int rank, final String what, final CompletableFuture<T> future,
-        final long deadline, final ByteBuffer small, final Object keepAlive, final Result<T> result)
+    PendingOp(final PendingOperations owner, final int rank, final int incarnation, final String what,
+        final CompletableFuture<T> future, final long deadline, final ByteBuffer small, final Object keepAlive,
+        final Result<T> result)
     {
         this.owner = owner;
         this.rank = rank;
+        this.incarnation = incarnation;
         this.what = what;
         this.future = future;
         this.deadline = deadline;
@@ -63,9 +76,19 @@ final class PendingOp<T> extends UcxCallback
         cancelWhenAbandoned = true;
     }
 
+    /** @param retry asked first on each success; the operation stays pending, with its deadline, when it retries. */
+    void retry(final Retry retry)
+    {
+        this.retry = retry;
+    }
+
     @Override
     public void onSuccess(final UcpRequest r)
     {
+        if (retry != null && !future.isDone() && retry.again(r))
+        {
+            return;
+        }
         owner.untrack(this);
         release();
         if (!future.isDone())

@@ -53,7 +53,9 @@ final class PendingOperations
     <T> PendingOp<T> newOp(final int rank, final String what, final CompletableFuture<T> future,
         final ByteBuffer small, final Object keepAlive, final PendingOp.Result<T> result)
     {
-        return new PendingOp<>(this, rank, what, future, System.nanoTime() + timeoutNanos, small, keepAlive, result);
+        final int incarnation = rank >= 0 ? peers.incarnation(rank) : Header.NO_INCARNATION;
+        return new PendingOp<>(this, rank, incarnation, what, future, System.nanoTime() + timeoutNanos, small,
+            keepAlive, result);
     }
 
     /** Tracks {@code op} and starts its UCX request; fails it at once when the start throws. */
@@ -152,7 +154,7 @@ final class PendingOperations
     {
         if (op.rank >= 0 && peerFailure(status))
         {
-            ucxLoss.lost(op.rank, "UCX reported " + message + " (status " + status + ")");
+            ucxLoss.lost(op.rank, op.incarnation, "UCX reported " + message + " (status " + status + ")");
         }
         final String reason = op.rank >= 0 ? peers.lostReason(op.rank) : null;
         if (reason != null)

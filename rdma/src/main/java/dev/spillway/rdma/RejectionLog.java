@@ -31,8 +31,13 @@ final class RejectionLog
         CLOSED("closed before completing the handshake"),
         /** Did not complete its handshake within the per-connection deadline. */
         TIMED_OUT("timed out in the handshake"),
-        /** Failed the HMAC proof, or claimed a rank or size the job does not have, or a rank already taken. */
+        /** Failed the HMAC proof, or claimed a rank, size or incarnation the job cannot have. */
         NOT_AUTHENTICATED("failed authentication"),
+        /**
+         * Authenticated, but not admitted: a rank that joined already, is alive, or claims an incarnation not higher
+         * than its lost one (or, at the start, not the coordinator's).
+         */
+        NOT_ADMITTED("not admitted"),
         /** Arrived while the cap of concurrent unauthenticated connections was reached; closed at once. */
         OVER_CAP("over the cap of pending handshakes"),
         /** Any other failure of the connection, such as a reset or a malformed address blob. */
@@ -125,13 +130,13 @@ final class RejectionLog
         suppressed.clear();
     }
 
-    /** Writes how many connections were closed still in their handshake when the rendezvous ended, if any. */
+    /** Writes how many connections were closed still in their handshake when the coordinator closed, if any. */
     synchronized void abandoned(final int connections)
     {
         if (connections > 0)
         {
             sink.accept("spillway-rdma: " + who + " closed " + connections + " connection" +
-                (connections == 1 ? "" : "s") + " still in the handshake when the rendezvous ended");
+                (connections == 1 ? "" : "s") + " still in the handshake when it stopped listening");
         }
     }
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.CompletionException;
 /**
  * Puts into and gets from peers' windows, and the flushes that complete them, on the agent thread. Puts and gets
  * are implicit (no request each): a flush to a rank completes all of them, keeps their buffers reachable until
- * then, and reports the first error recorded since the previous flush (a lost owner, a key that does not unpack).
+ * then, and reports the first error recorded since the previous flush (a lost owner, a handle of an owner's earlier
+ * incarnation, a key that does not unpack). A lost owner's unpacked keys are released: they belong to its endpoint.
  */
 final class RemoteWindows
 {
@@ -70,11 +71,13 @@ final class RemoteWindows
     private UcpRemoteKey remoteKey(final WindowHandle target, final String operation)
     {
         final int owner = target.owner();
-        final PeerFailedException unreachable = peers.unreachable(owner, operation + " to window '" +
+        final TransportException unreachable = peers.unreachable(owner, operation + " to window '" +
             target.name() + "'");
-        if (unreachable != null)
+        final TransportException error = unreachable != null ? unreachable :
+            target.stale(operation, peers.incarnation(owner));
+        if (error != null)
         {
-            recordError(owner, unreachable);
+            recordError(owner, error);
             return null;
         }
         final long id = keyId(owner, target.id());
@@ -159,6 +162,20 @@ final class RemoteWindows
             {
                 future.completeExceptionally(t instanceof CompletionException ? t.getCause() : t);
             }
+        });
+    }
+
+    /** Releases the keys unpacked for the lost {@code owner}'s windows. */
+    void forgetPeer(final int owner)
+    {
+        remoteKeys.entrySet().removeIf(e ->
+        {
+            if (e.getKey() >>> Integer.SIZE != owner)
+            {
+                return false;
+            }
+            e.getValue().close();
+            return true;
         });
     }
 

@@ -9,8 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A rank's side of the rendezvous (every rank but 0): connects to the coordinator, proves the job secret
- * ({@link Handshake}), sends its address blob and reads back every rank's. A rank the coordinator turns away before
- * the handshake (too many connections await theirs) retries with a growing backoff until the connect timeout.
+ * ({@link Handshake}) and its incarnation, sends its address blob and reads the coordinator's verdict: joined the
+ * starting job (then every rank's state and blob once all joined), rejoined the running job as a new incarnation of a
+ * lost rank (then the table at once), or refused with the reason. A rank the coordinator turns away before the
+ * handshake (too many connections await theirs) retries with a growing backoff until the connect timeout.
  */
 final class RendezvousClient
 {
@@ -25,6 +27,7 @@ final class RendezvousClient
     private final TransportConfig config;
     private final Handshake handshake;
     private final String coordinator;
+    private boolean rejoined;
 
     RendezvousClient(final TransportConfig config)
     {
@@ -34,17 +37,19 @@ final class RendezvousClient
     }
 
     /**
-     * Joins the rendezvous.
+     * Joins the rendezvous, or the running job.
      *
-     * @param blobs holds this rank's address blob; receives every other rank's.
+     * @param blob this rank's address blob.
      * @param connections receives the connection to the coordinator at index 0, as soon as it is open (the caller
      *        closes it when this throws).
      * @param deadline {@link System#nanoTime()} by which the rendezvous must be complete.
-     * @throws AuthenticationException when the coordinator refuses this rank or cannot prove the secret.
+     * @return every rank's state and address blob.
+     * @throws AuthenticationException when the coordinator refuses this rank's proof or cannot prove the secret.
+     * @throws TransportException naming the reason when the coordinator does not admit this rank.
      * @throws TransportTimeoutException when the coordinator cannot be reached, or turns this rank away, until the
      *         deadline.
      */
-    void join(final byte[][] blobs, final ControlConnection[] connections, final long deadline) throws IOException
+    Roster join(final byte[] blob, final ControlConnection[] connections, final long deadline) throws IOException
     {
         long backoffMs = FIRST_BACKOFF_MS;
         int turnedAway = 0;
@@ -56,9 +61,8 @@ final class RendezvousClient
             try
             {
                 connection.socket.setSoTimeout(Math.max(1, Deadlines.remainingMs(deadline)));
-                handshake.join(connection.in, connection.out, config.rank(), coordinator);
-                exchangeBlobs(connection, blobs);
-                return;
+                handshake.join(connection.in, connection.out, config.rank(), config.incarnation(), coordinator);
+                return exchange(connection, blob);
             }
             catch (final Handshake.NotGreetedException ex)
             {
@@ -93,20 +97,34 @@ final class RendezvousClient
         }
     }
 
-    /** Sends this rank's blob, then reads every rank's (its own comes back too and is ignored). */
-    private void exchangeBlobs(final ControlConnection connection, final byte[][] blobs) throws IOException
+    /** @return true when this rank rejoined a running job, false when it joined a starting one. */
+    boolean rejoined()
     {
-        final int rank = config.rank();
-        ControlConnection.writeBlob(connection.out, blobs[rank]);
+        return rejoined;
+    }
+
+    /** Sends this rank's blob, then reads the verdict and the table. */
+    private Roster exchange(final ControlConnection connection, final byte[] blob) throws IOException
+    {
+        ControlConnection.writeBlob(connection.out, blob);
         connection.out.flush();
-        for (int r = 0; r < blobs.length; r++)
+        final byte verdict = connection.in.readByte();
+        if (verdict == Roster.REFUSED)
         {
-            final byte[] b = ControlConnection.readBlob(connection.in);
-            if (r != rank)
-            {
-                blobs[r] = b;
-            }
+            final String reason = connection.in.readUTF();
+            LOG.log(Level.WARNING, "spillway-rdma: rank " + config.rank() + " incarnation " + config.incarnation() +
+                ": coordinator " + coordinator + " refused it: " + reason);
+            throw new TransportException("rank " + config.rank() + ": coordinator " + coordinator +
+                " refused to admit it: " + reason);
         }
+        if (verdict != Roster.JOIN && verdict != Roster.REJOIN)
+        {
+            throw new IOException("unknown verdict " + verdict + " from coordinator " + coordinator);
+        }
+        rejoined = verdict == Roster.REJOIN;
+        final Roster roster = Roster.read(connection.in, config.size());
+        connection.incarnation = roster.states().incarnation(0);
+        return roster;
     }
 
     /** @return a socket connected to the coordinator, retrying while it does not listen yet. */

@@ -1,12 +1,11 @@
 package dev.spillway.rdma;
 
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
-import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,112 +22,149 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Rank 0's side of the rendezvous: listens on the coordinator address until every other rank has joined, serving
- * the handshakes of all connections at once, so that connections that are not ranks cannot hold the genuine ones
- * up. Each connection has {@link TransportConfig#handshakeTimeout()} for its handshake and address blob; at most
+ * Rank 0's side of the rendezvous: listens on the coordinator address from {@link #start} until {@link #close},
+ * serving the handshakes of all connections at once, so that connections that are not ranks cannot hold the genuine
+ * ones up. Each connection has {@link TransportConfig#handshakeTimeout()} for its handshake and address blob; at most
  * {@link TransportConfig#maxPendingHandshakes()} are served at a time and further ones are closed at once (a rank
- * that is turned away so retries). Refusals go to a rate-limited {@link RejectionLog}. Once all joined,
- * {@link #publish} sends every rank the full table of address blobs.
+ * that is turned away so retries). Refusals go to a rate-limited {@link RejectionLog}.
+ *
+ * <p>While the job starts, each rank joins once, with the coordinator's incarnation, and is told {@link Roster#JOIN};
+ * once all joined, {@link #awaitStartup} sends every rank the table. Afterwards a proven connection is a rejoin,
+ * which the {@link Admission} (the failure detector) admits or refuses; a refused rank is told why.
  */
-final class RendezvousServer
+final class RendezvousServer implements AutoCloseable
 {
+    /** Decides on a rejoin once the job runs. */
+    @FunctionalInterface
+    interface Admission
+    {
+        /**
+         * Admits {@code incarnation} of {@code rank}, connected over {@code connection} with address {@code blob}:
+         * sends it the verdict and the table and takes over the connection; or refuses it.
+         *
+         * @return null when admitted, else why not (the caller tells the rank and closes the connection).
+         */
+        String rejoin(int rank, int incarnation, ControlConnection connection, byte[] blob);
+    }
+
+    private static final System.Logger LOG = System.getLogger(RendezvousServer.class.getName());
     /** Least listen backlog: connections accepted but not yet taken by the accept loop. */
     private static final int MIN_BACKLOG = 128;
+    /** Pause after a failed accept (out of file descriptors?) before the next. */
+    private static final long ACCEPT_RETRY_MS = 20;
     private static final String WHO = "coordinator (rank 0)";
 
     private final TransportConfig config;
     private final Handshake handshake;
-    private final byte[][] blobs;
-    private final ControlConnection[] peers;
-    private final SocketAddress[] claimedBy;
     private final Semaphore slots;
     private final Set<Socket> pending = ConcurrentHashMap.newKeySet();
     private final RejectionLog log = RejectionLog.toLogger(WHO);
-    private ServerSocket server;
+    private final ServerSocket server = new ServerSocket();
+    private final ExecutorService workers;
+    private final ScheduledExecutorService deadlines;
+    private final Thread acceptor;
+    private volatile boolean closed;
+    // The start-up, guarded by this.
+    private final byte[][] blobs;
+    private final ControlConnection[] peers;
+    private final SocketAddress[] joinedFrom;
     private int joined;
+    private boolean started;
+    private Admission admission;
 
-    /**
-     * @param blobs receives each rank's address blob, by rank.
-     * @param peers receives each rank's control connection, by rank.
-     */
-    RendezvousServer(final TransportConfig config, final byte[][] blobs, final ControlConnection[] peers)
+    /** @param blob this rank's address blob. */
+    RendezvousServer(final TransportConfig config, final byte[] blob) throws IOException
     {
         this.config = config;
         this.handshake = new Handshake(config.secret(), config.size());
-        this.blobs = blobs;
-        this.peers = peers;
-        this.claimedBy = new SocketAddress[config.size()];
         this.slots = new Semaphore(config.maxPendingHandshakes());
+        this.blobs = new byte[config.size()][];
+        this.blobs[0] = blob.clone();
+        this.peers = new ControlConnection[config.size()];
+        this.joinedFrom = new SocketAddress[config.size()];
+        this.workers = Executors.newFixedThreadPool(config.maxPendingHandshakes(), daemons("spillway-rdma-handshake-"));
+        this.deadlines = Executors.newSingleThreadScheduledExecutor(daemons("spillway-rdma-handshake-deadline-"));
+        this.acceptor = daemons("spillway-rdma-rendezvous-").newThread(this::acceptAll);
+    }
+
+    /** Listens on the coordinator address and starts accepting. */
+    void start() throws IOException
+    {
+        server.bind(config.coordinator(), Math.max(MIN_BACKLOG, config.size()));
+        acceptor.start();
     }
 
     /**
-     * Accepts connections until every other rank has joined; then stops listening and closes the connections
-     * still in their handshake.
+     * Waits until every other rank has joined, then sends each the table and ends the start-up: later connections
+     * are rejoins.
      *
      * @param deadline {@link System#nanoTime()} by which the rendezvous must be complete.
+     * @return the table, every rank alive with this rank's incarnation.
      * @throws TransportTimeoutException naming the ranks still missing at the deadline.
      */
-    void collect(final long deadline) throws IOException
+    synchronized Roster awaitStartup(final long deadline) throws IOException
     {
-        final ExecutorService workers = Executors.newFixedThreadPool(config.maxPendingHandshakes(),
-            daemons("spillway-rdma-handshake-"));
-        final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
-            daemons("spillway-rdma-handshake-deadline-"));
-        try (ServerSocket listening = new ServerSocket())
+        while (joined < config.size() - 1)
         {
-            server = listening;
-            listening.bind(config.coordinator(), Math.max(MIN_BACKLOG, config.size()));
-            while (!complete())
+            final int waitMs = Deadlines.remainingMs(deadline);
+            if (waitMs <= 0)
             {
-                final int waitMs = Deadlines.remainingMs(deadline);
-                if (waitMs <= 0)
-                {
-                    throw new TransportTimeoutException(Transport.ANY_SOURCE, "rendezvous at " +
-                        config.coordinator() + " (still missing ranks " + missing() + ")",
-                        config.connectTimeout().toMillis());
-                }
-                listening.setSoTimeout(waitMs);
-                final Socket socket;
-                try
-                {
-                    socket = listening.accept();
-                }
-                catch (final SocketTimeoutException ex)
-                {
-                    continue;
-                }
-                catch (final SocketException ex)
-                {
-                    if (complete())
-                    {
-                        break; // the last rank's worker closed the listener
-                    }
-                    throw ex;
-                }
-                admit(socket, workers, deadlines);
+                throw new TransportTimeoutException(Transport.ANY_SOURCE, "rendezvous at " + config.coordinator() +
+                    " (still missing ranks " + missing() + ")", config.connectTimeout().toMillis());
+            }
+            try
+            {
+                wait(waitMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new TransportException("rank 0: interrupted in the rendezvous", ex);
             }
         }
-        finally
-        {
-            closePending(workers, deadlines);
-        }
-    }
-
-    /** Sends every other rank the full table of address blobs, once {@link #collect} returned. */
-    void publish() throws IOException
-    {
+        started = true;
+        final Roster roster = new Roster(new PeerStates(config.size(), config.incarnation()), blobs);
         for (int r = 1; r < peers.length; r++)
         {
-            final DataOutputStream out = peers[r].out;
-            for (final byte[] b : blobs)
+            roster.write(peers[r].out);
+            peers[r].out.flush();
+        }
+        return roster;
+    }
+
+    /** @return the control connection to each rank, by rank (none to this one), once the start-up is over. */
+    synchronized ControlConnection[] connections()
+    {
+        return peers.clone();
+    }
+
+    /** From now on, rejoins go to {@code admission}; before, they are refused. */
+    synchronized void admitRejoins(final Admission admission)
+    {
+        this.admission = admission;
+    }
+
+    private void acceptAll()
+    {
+        while (!closed)
+        {
+            try
             {
-                ControlConnection.writeBlob(out, b);
+                admit(server.accept());
             }
-            out.flush();
+            catch (final IOException ex)
+            {
+                if (closed)
+                {
+                    return;
+                }
+                LOG.log(Level.WARNING, "spillway-rdma: " + WHO + " failed to accept a connection: " + ex);
+                sleep();
+            }
         }
     }
 
-    private void admit(final Socket socket, final ExecutorService workers, final ScheduledExecutorService deadlines)
+    private void admit(final Socket socket)
     {
         if (!slots.tryAcquire())
         {
@@ -161,58 +197,123 @@ final class RendezvousServer
     }
 
     /**
-     * Runs one connection's handshake; registers the rank or logs why it was refused.
+     * Runs one connection's handshake, reads its address and admits or refuses the rank; logs why a connection was
+     * refused.
      *
      * @param settled set by whichever comes first: this outcome, or the deadline (which closes the socket).
      */
     private void serve(final Socket socket, final AtomicBoolean settled)
     {
         final SocketAddress from = socket.getRemoteSocketAddress();
-        final int[] claimed = {-1};
+        final ControlConnection peer;
+        final Handshake.Claim claim;
+        final byte[] blob;
         try
         {
             socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, config.handshakeTimeout().toMillis()));
-            final ControlConnection peer = new ControlConnection(socket);
-            final int rank = handshake.accept(peer.in, peer.out, r ->
-            {
-                claim(r, from);
-                claimed[0] = r;
-            });
-            final byte[] blob;
-            try
-            {
-                blob = ControlConnection.readBlob(peer.in);
-            }
-            catch (final EOFException ex)
-            {
-                throw new EOFException("rank " + rank + " closed the connection before sending its address");
-            }
+            peer = new ControlConnection(socket);
+            claim = handshake.accept(peer.in, peer.out);
+            blob = readBlob(peer, claim);
             if (!settled.compareAndSet(false, true))
             {
                 throw new SocketTimeoutException("handshake deadline passed");
             }
-            if (pending.remove(socket))
-            {
-                register(rank, peer, blob);
-            }
-            else
-            {
-                release(rank); // the rendezvous ended meanwhile and closed this connection
-            }
         }
         catch (final IOException | RuntimeException ex)
         {
-            if (claimed[0] >= 0)
-            {
-                release(claimed[0]);
-            }
             final boolean expired = !settled.compareAndSet(false, true);
-            if (pending.remove(socket)) // else the end of the rendezvous closed it, and counts it
+            if (pending.remove(socket)) // else the coordinator's close closed it, and counts it
             {
                 ControlConnection.closeQuietly(socket);
                 refused(from, ex, expired);
             }
+            return;
         }
+        if (!pending.remove(socket))
+        {
+            return; // the coordinator closed meanwhile, and closed this connection
+        }
+        try
+        {
+            final String refusal = register(claim, peer, blob, from);
+            if (refusal != null)
+            {
+                refuse(peer, claim, refusal);
+                log.rejected(from, RejectionLog.Cause.NOT_ADMITTED, "rank " + claim.rank() + " incarnation " +
+                    claim.incarnation() + ": " + refusal);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            ControlConnection.closeQuietly(socket);
+            refused(from, ex, false);
+        }
+    }
+
+    private static byte[] readBlob(final ControlConnection peer, final Handshake.Claim claim) throws IOException
+    {
+        try
+        {
+            return ControlConnection.readBlob(peer.in);
+        }
+        catch (final EOFException ex)
+        {
+            throw new EOFException("rank " + claim.rank() + " closed the connection before sending its address");
+        }
+    }
+
+    /** @return null when the rank joined or rejoined, else why it may not. */
+    private String register(final Handshake.Claim claim, final ControlConnection peer, final byte[] blob,
+        final SocketAddress from) throws IOException
+    {
+        final Admission rejoins;
+        synchronized (this)
+        {
+            if (!started)
+            {
+                return join(claim, peer, blob, from);
+            }
+            rejoins = admission;
+        }
+        return rejoins == null ? "the job is still starting" :
+            rejoins.rejoin(claim.rank(), claim.incarnation(), peer, blob);
+    }
+
+    /** Registers a rank of the starting job and tells it it joined; the caller holds the lock. */
+    private String join(final Handshake.Claim claim, final ControlConnection peer, final byte[] blob,
+        final SocketAddress from) throws IOException
+    {
+        final int rank = claim.rank();
+        if (claim.incarnation() != config.incarnation())
+        {
+            return "incarnation " + claim.incarnation() + " is not the coordinator's incarnation " +
+                config.incarnation() + " (a job starts with the same incarnation everywhere)";
+        }
+        if (peers[rank] != null)
+        {
+            return "rank " + rank + " already joined from " + joinedFrom[rank];
+        }
+        peer.out.writeByte(Roster.JOIN);
+        peer.out.flush();
+        peer.rank = rank;
+        peer.incarnation = claim.incarnation();
+        peers[rank] = peer;
+        blobs[rank] = blob;
+        joinedFrom[rank] = from;
+        joined++;
+        notifyAll();
+        return null;
+    }
+
+    /** Tells a proven rank why it is not admitted, and hangs up. */
+    private static void refuse(final ControlConnection peer, final Handshake.Claim claim, final String reason)
+    {
+        peer.sendQuietly(out ->
+        {
+            out.writeByte(Roster.REFUSED);
+            out.writeUTF("rank " + claim.rank() + " incarnation " + claim.incarnation() + ": " + reason);
+        });
+        peer.closeQuietly();
     }
 
     private void refused(final SocketAddress from, final Exception ex, final boolean expired)
@@ -237,36 +338,6 @@ final class RendezvousServer
         }
     }
 
-    private synchronized void claim(final int rank, final SocketAddress from)
-    {
-        if (claimedBy[rank] != null)
-        {
-            throw new AuthenticationException("rank " + rank + " already joined from " + claimedBy[rank]);
-        }
-        claimedBy[rank] = from;
-    }
-
-    private synchronized void release(final int rank)
-    {
-        claimedBy[rank] = null;
-    }
-
-    private synchronized void register(final int rank, final ControlConnection peer, final byte[] blob)
-    {
-        blobs[rank] = blob;
-        peer.rank = rank;
-        peers[rank] = peer;
-        if (++joined == config.size() - 1)
-        {
-            ControlConnection.closeQuietly(server); // wakes the accept loop
-        }
-    }
-
-    private synchronized boolean complete()
-    {
-        return joined == config.size() - 1;
-    }
-
     private synchronized List<Integer> missing()
     {
         final List<Integer> missing = new ArrayList<>();
@@ -280,16 +351,22 @@ final class RendezvousServer
         return missing;
     }
 
-    /** Closes the connections still in their handshake, lets their workers finish, and sums up the log. */
-    private void closePending(final ExecutorService workers, final ScheduledExecutorService deadlines)
+    /**
+     * Stops listening, closes the connections still in their handshake, lets their workers finish, and sums up the
+     * log. The connections of joined ranks are the caller's.
+     */
+    @Override
+    public void close()
     {
-        int closed = 0;
+        closed = true;
+        ControlConnection.closeQuietly(server);
+        int abandoned = 0;
         for (final Socket socket : pending)
         {
             if (pending.remove(socket))
             {
                 ControlConnection.closeQuietly(socket);
-                closed++;
+                abandoned++;
             }
         }
         workers.shutdown();
@@ -298,13 +375,26 @@ final class RendezvousServer
         {
             // A safety net: with their sockets closed, the workers end at once.
             workers.awaitTermination(config.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            acceptor.join(config.handshakeTimeout().toMillis());
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
         log.flush();
-        log.abandoned(closed);
+        log.abandoned(abandoned);
+    }
+
+    private static void sleep()
+    {
+        try
+        {
+            TimeUnit.MILLISECONDS.sleep(ACCEPT_RETRY_MS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static ThreadFactory daemons(final String prefix)

@@ -13,6 +13,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every future completes within a bound: normally, with {@link PeerFailedException} naming the rank once a peer
  * is lost, or with {@link TransportTimeoutException} once the operation timeout passes. Futures may complete on the
  * transport's progress thread: do no blocking work in their callbacks (use the {@code *Async} variants).
+ *
+ * <p>Membership: each rank has an incarnation ({@link TransportConfig#incarnation()}). A lost peer stays lost until a
+ * higher incarnation of it rejoins the job; operations towards it then work again, now reaching the new
+ * incarnation. {@link #addPeerListener Listeners} hear of both. Messages and atomic requests of a lost incarnation
+ * (a paused or cut-off process that comes back after its loss: a zombie) are dropped and counted
+ * ({@link #fencedMessages()}); what each implementation fences beyond that, its class documentation says. Losing
+ * rank 0, the coordinator, cannot be survived by a rejoin.
  */
 public interface Transport extends AutoCloseable
 {
@@ -24,6 +31,15 @@ public interface Transport extends AutoCloseable
 
     /** @return the number of ranks in the job. */
     int size();
+
+    /** @return this rank's incarnation, which every message it sends carries. */
+    int incarnation();
+
+    /**
+     * @param rank a rank, this one included.
+     * @return its current incarnation as this rank knows it: the one that joined last, lost or alive.
+     */
+    int incarnation(int rank);
 
     /**
      * Sends {@code src}'s remaining bytes to {@code target}, preceded by {@code header}. Messages from one sender with
@@ -112,9 +128,29 @@ public interface Transport extends AutoCloseable
 
     /**
      * @param rank a peer.
-     * @return the reason it was lost, or null while it is considered alive.
+     * @return the reason its current incarnation was lost, or null while it is considered alive (again null once a
+     *         new incarnation rejoined).
      */
     String lostReason(int rank);
+
+    /**
+     * Adds a listener for peers lost and rejoined. It hears of the events that happen after this call returns, each
+     * once, on the transport's event thread (see {@link PeerListener}); not of earlier ones, which {@link #lostReason}
+     * and {@link #incarnation(int)} show. An event concurrent with the call may be told or not: read those after
+     * adding to miss nothing (an event may then be seen both ways).
+     *
+     * @param listener told of each event from now on.
+     */
+    void addPeerListener(PeerListener listener);
+
+    /** @param listener no longer told of events (one being told may finish). */
+    void removePeerListener(PeerListener listener);
+
+    /**
+     * @return how many messages (and atomic requests) of lost incarnations this rank dropped so far: ones that
+     *         arrived, or were still waiting for a receive, once their sender's incarnation was declared lost.
+     */
+    long fencedMessages();
 
     /** Stops progress and releases everything; pending operations fail naming this rank as closed. Idempotent. */
     @Override

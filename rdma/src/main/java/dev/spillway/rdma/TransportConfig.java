@@ -18,6 +18,8 @@ import java.util.Objects;
  * It must be a loopback address unless {@link Builder#allowNonLoopback} is set in code.</li>
  * <li>{@code SPILLWAY_SECRET}: the job secret, at least 16 characters, the same at every rank. Each connection proves
  * knowledge of it (HMAC-SHA256 challenge-response, both ways). It is never printed.</li>
+ * <li>{@code SPILLWAY_INCARNATION} (optional, default 0): how many times this rank was restarted; see
+ * {@link #incarnation()}.</li>
  * </ul>
  */
 public final class TransportConfig
@@ -30,11 +32,18 @@ public final class TransportConfig
     public static final String COORDINATOR_ENV = "SPILLWAY_COORDINATOR";
     /** Environment variable holding the job secret. */
     public static final String SECRET_ENV = "SPILLWAY_SECRET";
+    /** Environment variable holding this rank's incarnation (optional). */
+    public static final String INCARNATION_ENV = "SPILLWAY_INCARNATION";
     /** Shortest accepted secret, in bytes. */
     public static final int MIN_SECRET_BYTES = 16;
+    /** Most ranks in a job: the UCX tag holds a rank in 16 bits. */
+    public static final int MAX_SIZE = 1 << 16;
+    /** Highest incarnation: the UCX tag holds an incarnation in 15 bits. */
+    public static final int MAX_INCARNATION = (1 << 15) - 1;
 
     private final int rank;
     private final int size;
+    private final int incarnation;
     private final InetSocketAddress coordinator;
     private final byte[] secret;
     private final boolean allowNonLoopback;
@@ -50,6 +59,7 @@ public final class TransportConfig
     {
         rank = b.rank;
         size = b.size;
+        incarnation = b.incarnation;
         coordinator = Objects.requireNonNull(b.coordinator, "coordinator");
         secret = Objects.requireNonNull(b.secret, "secret").clone();
         allowNonLoopback = b.allowNonLoopback;
@@ -63,6 +73,14 @@ public final class TransportConfig
         if (size < 1 || rank < 0 || rank >= size)
         {
             throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " (size " + size + ")");
+        }
+        if (size > MAX_SIZE)
+        {
+            throw new IllegalArgumentException("size " + size + " exceeds " + MAX_SIZE + " ranks");
+        }
+        if (incarnation < 0 || incarnation > MAX_INCARNATION)
+        {
+            throw new IllegalArgumentException("incarnation " + incarnation + " is outside 0.." + MAX_INCARNATION);
         }
         if (secret.length < MIN_SECRET_BYTES)
         {
@@ -100,7 +118,7 @@ public final class TransportConfig
         return new Builder();
     }
 
-    /** @return the configuration named by {@code SPILLWAY_RANK/SIZE/COORDINATOR/SECRET} in this process. */
+    /** @return the configuration named by {@code SPILLWAY_RANK/SIZE/COORDINATOR/SECRET/INCARNATION} here. */
     public static TransportConfig fromEnvironment()
     {
         return fromEnvironment(System.getenv()).build();
@@ -129,9 +147,11 @@ public final class TransportConfig
         {
             throw new IllegalArgumentException(COORDINATOR_ENV + "='" + coordinator + "': unknown host", ex);
         }
+        final String incarnation = env.get(INCARNATION_ENV);
         return builder()
             .rank(integer(RANK_ENV, required(env, RANK_ENV)))
             .size(integer(SIZE_ENV, required(env, SIZE_ENV)))
+            .incarnation(incarnation == null || incarnation.isBlank() ? 0 : integer(INCARNATION_ENV, incarnation))
             .coordinator(address)
             .secret(required(env, SECRET_ENV).getBytes(StandardCharsets.UTF_8));
     }
@@ -170,6 +190,18 @@ public final class TransportConfig
         return size;
     }
 
+    /**
+     * @return how many times this rank was restarted, 0 to {@link #MAX_INCARNATION} (default 0). Every message
+     * carries it; peers drop messages of an incarnation they know to be lost. At the start of a job every rank has
+     * the same incarnation (a global restart raises it everywhere); a rank relaunched while the job runs uses a
+     * higher incarnation than the one lost, and its transport then rejoins the running job (see
+     * {@link UcxTransport#open}).
+     */
+    public int incarnation()
+    {
+        return incarnation;
+    }
+
     /** @return rank 0's rendezvous address. */
     public InetSocketAddress coordinator()
     {
@@ -187,7 +219,7 @@ public final class TransportConfig
         return allowNonLoopback;
     }
 
-    /** @return bound on the whole rendezvous. */
+    /** @return bound on the whole rendezvous, and on each other start-up step (the UCX worker, the endpoints). */
     public Duration connectTimeout()
     {
         return connectTimeout;
@@ -241,9 +273,9 @@ public final class TransportConfig
     @Override
     public String toString()
     {
-        return "TransportConfig{rank " + rank + " of " + size + ", coordinator " + coordinator + ", operation " +
-            operationTimeout.toMillis() + " ms, failure " + failureTimeout.toMillis() + " ms, peerErrorHandling " +
-            peerErrorHandling + "}";
+        return "TransportConfig{rank " + rank + " of " + size + ", incarnation " + incarnation + ", coordinator " +
+            coordinator + ", operation " + operationTimeout.toMillis() + " ms, failure " + failureTimeout.toMillis() +
+            " ms, peerErrorHandling " + peerErrorHandling + "}";
     }
 
     /** Fluent settings; {@link #build()} validates. */
@@ -251,6 +283,7 @@ public final class TransportConfig
     {
         private int rank;
         private int size = 1;
+        private int incarnation;
         private InetSocketAddress coordinator;
         private byte[] secret;
         private boolean allowNonLoopback;
@@ -277,6 +310,13 @@ public final class TransportConfig
         public Builder size(final int size)
         {
             this.size = size;
+            return this;
+        }
+
+        /** @param incarnation this rank's incarnation (see {@link TransportConfig#incarnation()}). @return this */
+        public Builder incarnation(final int incarnation)
+        {
+            this.incarnation = incarnation;
             return this;
         }
 

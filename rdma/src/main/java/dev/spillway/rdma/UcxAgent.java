@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -26,7 +25,11 @@ import java.util.function.Supplier;
  * <p>The work is done by parts it wires together in {@link #onStart()}, all confined to this thread:
  * {@link TaggedMessages} (two-sided), {@link LocalWindows} and {@link RemoteWindows} (one-sided),
  * {@link AtomicRequests} and {@link AtomicService} (emulated atomics, over {@link InternalReceive}s),
- * {@link PendingOperations} (deadlines and peer loss) and {@link UcxPeers} (endpoints and who is lost).
+ * {@link PendingOperations} (deadlines and peer loss), {@link UcxPeers} (endpoints, incarnations and who is lost)
+ * and {@link StaleMessages} (draining lost incarnations' messages, with the deadlines scan).
+ *
+ * <p>Peer losses and rejoins happen here, whoever reports them, and are published to the {@link PeerEvents} from
+ * here, so that listeners hear them in the order they took effect.
  */
 final class UcxAgent implements Agent
 {
@@ -42,6 +45,8 @@ final class UcxAgent implements Agent
     private final long timeoutNanos;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
     private final UcxPeers peers;
+    private final Fence fence;
+    private final PeerEvents events;
     private final SmallBuffers smallBuffers = new SmallBuffers();
     private final List<InternalReceive> internalReceives = new ArrayList<>();
     private UcpContext context;
@@ -52,15 +57,22 @@ final class UcxAgent implements Agent
     private RemoteWindows remoteWindows;
     private AtomicRequests atomicRequests;
     private AtomicService atomicService;
+    private StaleMessages stale;
     private long nextScan;
 
-    /** @param lost each peer's loss reason, null while alive; the agent records losses there. */
-    UcxAgent(final TransportConfig config, final AtomicReferenceArray<String> lost)
+    /**
+     * @param states each rank's incarnation and loss; the agent records losses and rejoins there.
+     * @param fence drops and counts the messages of lost incarnations.
+     * @param events told of each loss and rejoin.
+     */
+    UcxAgent(final TransportConfig config, final PeerStates states, final Fence fence, final PeerEvents events)
     {
         this.config = config;
         this.rank = config.rank();
         this.timeoutNanos = config.operationTimeout().toNanos();
-        this.peers = new UcxPeers(config, lost);
+        this.peers = new UcxPeers(config, states);
+        this.fence = fence;
+        this.events = events;
     }
 
     @Override
@@ -104,11 +116,12 @@ final class UcxAgent implements Agent
         context = new UcpContext(params);
         worker = context.newWorker(new UcpWorkerParams());
         pending = new PendingOperations(worker, peers, smallBuffers, this::lostByUcx, config);
-        messages = new TaggedMessages(rank, worker, peers, pending, smallBuffers);
-        localWindows = new LocalWindows(rank, context, this::releaseWindow);
+        messages = new TaggedMessages(config, worker, peers, pending, smallBuffers, fence, this::submit);
+        localWindows = new LocalWindows(config, context, this::releaseWindow);
         remoteWindows = new RemoteWindows(config, peers, pending);
-        atomicRequests = new AtomicRequests(rank, peers, pending, smallBuffers);
-        atomicService = new AtomicService(rank, peers, localWindows, smallBuffers);
+        atomicRequests = new AtomicRequests(config, peers, pending, smallBuffers);
+        atomicService = new AtomicService(config, peers, localWindows, smallBuffers, fence);
+        stale = new StaleMessages(worker, fence);
     }
 
     @Override
@@ -131,6 +144,7 @@ final class UcxAgent implements Agent
         {
             nextScan = now + SCAN_NANOS;
             pending.expire(now, atomicRequests::forget);
+            work += stale.drain();
         }
         return work;
     }
@@ -145,9 +159,20 @@ final class UcxAgent implements Agent
         return bytes;
     }
 
-    Void connect(final byte[][] addresses)
+    /**
+     * @param table each rank's incarnation and loss as the rendezvous reported them.
+     * @param addresses each rank's worker address.
+     */
+    Void connect(final PeerStates table, final byte[][] addresses)
     {
-        peers.connect(worker, addresses, this::lostByUcx);
+        peers.connect(worker, table, addresses, this::lostByUcx);
+        for (int r = 0; r < table.size(); r++)
+        {
+            if (table.get(r).lost())
+            {
+                stale.add(r, table.incarnation(r));
+            }
+        }
         for (int i = 0; i < INTERNAL_RECEIVES_PER_TYPE; i++)
         {
             internalReceives.add(new InternalReceive(rank, AtomicsDescriptor.REQUEST_MESSAGE,
@@ -236,18 +261,21 @@ final class UcxAgent implements Agent
     // ---- peer loss ----
 
     /**
-     * Marks {@code peer} lost and fails everything waiting on it; idempotent.
+     * Marks {@code incarnation} of {@code peer} lost, fails everything waiting on it and drains its late messages
+     * from now on; idempotent.
      *
-     * @return true when this call lost the peer, false when it was lost before.
+     * @return true when this call lost the peer; false when it was lost before, or the incarnation is not current.
      */
-    boolean peerLost(final int peer, final String reason)
+    boolean peerLost(final int peer, final int incarnation, final String reason)
     {
-        if (!peers.markLost(peer, reason))
+        if (!peers.markLost(peer, incarnation, reason))
         {
             return false;
         }
         atomicRequests.forgetPeer(peer);
         pending.failPeer(peer, reason);
+        remoteWindows.forgetPeer(peer);
+        stale.add(peer, incarnation);
         if (config.peerErrorHandling())
         {
             final UcpEndpoint endpoint = peers.detach(peer);
@@ -257,18 +285,42 @@ final class UcxAgent implements Agent
                 submit(endpoint::closeNonBlockingForce);
             }
         }
+        events.publish(PeerEvent.lost(peer, incarnation, reason));
         return true;
+    }
+
+    /**
+     * Connects to {@code incarnation} of {@code peer}, which rejoined the job with its worker at {@code address}. An
+     * incarnation of the peer still alive here is lost first (a new one exists: the old one is gone); a report of an
+     * incarnation not higher than the current one is ignored.
+     */
+    void peerRejoined(final int peer, final int incarnation, final byte[] address)
+    {
+        final PeerStates.State state = peers.state(peer);
+        if (incarnation <= state.incarnation())
+        {
+            return;
+        }
+        if (!state.lost())
+        {
+            peerLost(peer, state.incarnation(), "replaced by incarnation " + incarnation);
+        }
+        if (peers.rejoin(worker, peer, incarnation, address, this::lostByUcx))
+        {
+            events.publish(PeerEvent.rejoined(peer, incarnation));
+        }
     }
 
     /**
      * A loss that UCX reported (an endpoint error, or a failed request's status). Logged at DEBUG only: a peer that
      * closes its transport looks the same to UCX; the {@link FailureDetector} tells a crash from a goodbye and warns.
      */
-    private void lostByUcx(final int peer, final String reason)
+    private void lostByUcx(final int peer, final int incarnation, final String reason)
     {
-        if (peerLost(peer, reason))
+        if (peerLost(peer, incarnation, reason))
         {
-            LOG.log(Level.DEBUG, () -> "spillway-rdma: rank " + rank + " lost rank " + peer + ": " + reason);
+            LOG.log(Level.DEBUG, () -> "spillway-rdma: rank " + rank + " lost rank " + peer + " incarnation " +
+                incarnation + ": " + reason);
         }
     }
 

@@ -10,12 +10,12 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * This rank's UCX endpoint to every rank, and whether each can still be reached: a peer is unreachable once lost
- * (with the reason, shared with {@link UcxTransport#lostReason}), and every peer is once this rank is closing.
- * Endpoints are touched on the agent thread only; the closing flag is read from any thread.
+ * This rank's UCX endpoint to every rank, and whether each can still be reached: a peer is unreachable while its
+ * current incarnation is lost (the {@link PeerStates} shared with {@link UcxTransport#lostReason}), and every peer is
+ * once this rank is closing. A rejoined peer gets a new endpoint, to its new worker. Endpoints and states are changed
+ * on the agent thread only; states and the closing flag are read from any thread.
  */
 final class UcxPeers
 {
@@ -24,40 +24,69 @@ final class UcxPeers
 
     private final TransportConfig config;
     private final int rank;
-    private final AtomicReferenceArray<String> lost;
+    private final PeerStates states;
     private UcpEndpoint[] endpoints;
     private volatile boolean closing;
 
-    /** @param lost each peer's loss reason, null while it is alive; written here only. */
-    UcxPeers(final TransportConfig config, final AtomicReferenceArray<String> lost)
+    /** @param states each rank's incarnation and loss; changed here only. */
+    UcxPeers(final TransportConfig config, final PeerStates states)
     {
         this.config = config;
         this.rank = config.rank();
-        this.lost = lost;
+        this.states = states;
     }
 
     /**
-     * Creates an endpoint to every rank.
+     * Takes every rank's state from the rendezvous and creates an endpoint to every live rank.
      *
+     * @param table each rank's state at the rendezvous.
      * @param addresses each rank's UCX worker address.
      * @param onError told when UCX reports a peer failed (with peer error handling on).
      */
-    void connect(final UcpWorker worker, final byte[][] addresses, final PeerLossListener onError)
+    void connect(final UcpWorker worker, final PeerStates table, final byte[][] addresses,
+        final PeerLossListener onError)
     {
         endpoints = new UcpEndpoint[config.size()];
         for (int r = 0; r < endpoints.length; r++)
         {
-            final ByteBuffer address = ByteBuffer.allocateDirect(addresses[r].length);
-            address.put(addresses[r]).flip();
-            final UcpEndpointParams params = new UcpEndpointParams().setUcpAddress(address).setName("rank-" + r);
-            if (config.peerErrorHandling())
+            states.set(r, table.get(r));
+            if (!table.get(r).lost())
             {
-                final int peer = r;
-                params.setPeerErrorHandlingMode().setErrorHandler((ep, status, message) ->
-                    onError.lost(peer, "UCX reported " + message + " (status " + status + ")"));
+                endpoints[r] = newEndpoint(worker, r, table.incarnation(r), addresses[r], onError);
             }
-            endpoints[r] = worker.newEndpoint(params);
         }
+    }
+
+    /**
+     * Replaces lost {@code peer} by {@code incarnation} and connects an endpoint to it. The old incarnation's
+     * endpoint was force-closed at its loss, or (without peer error handling) is left to the worker's destruction.
+     *
+     * @return false, doing nothing, when the peer is alive or the incarnation is not higher than its current one.
+     */
+    boolean rejoin(final UcpWorker worker, final int peer, final int incarnation, final byte[] address,
+        final PeerLossListener onError)
+    {
+        if (!states.rejoin(peer, incarnation))
+        {
+            return false;
+        }
+        endpoints[peer] = newEndpoint(worker, peer, incarnation, address, onError);
+        return true;
+    }
+
+    private UcpEndpoint newEndpoint(final UcpWorker worker, final int peer, final int incarnation,
+        final byte[] bytes, final PeerLossListener onError)
+    {
+        final ByteBuffer address = ByteBuffer.allocateDirect(bytes.length);
+        address.put(bytes).flip();
+        final UcpEndpointParams params = new UcpEndpointParams().setUcpAddress(address)
+            .setName("rank-" + peer + "-incarnation-" + incarnation);
+        if (config.peerErrorHandling())
+        {
+            params.setPeerErrorHandlingMode().setErrorHandler((ep, status, message) ->
+                onError.lost(peer, incarnation, "UCX reported " + message + " (status " + status + ")"));
+        }
+        return worker.newEndpoint(params);
     }
 
     /** @return the endpoint to {@code peer}; null once closed after its loss (with peer error handling on). */
@@ -66,20 +95,32 @@ final class UcxPeers
         return endpoints[peer];
     }
 
+    /** @return the current incarnation of {@code peer}. */
+    int incarnation(final int peer)
+    {
+        return states.incarnation(peer);
+    }
+
+    /** @return the current state of {@code peer}. */
+    PeerStates.State state(final int peer)
+    {
+        return states.get(peer);
+    }
+
     /** @return why {@code peer} was lost, or null. */
     String lostReason(final int peer)
     {
-        return lost.get(peer);
+        return states.lostReason(peer);
     }
 
     /**
-     * Records that {@code peer} is lost, once.
+     * Records that {@code incarnation} of {@code peer} is lost, once.
      *
-     * @return true when this call lost it, false when it was lost before.
+     * @return true when this call lost it; false when it was lost before, or is not the current incarnation.
      */
-    boolean markLost(final int peer, final String reason)
+    boolean markLost(final int peer, final int incarnation, final String reason)
     {
-        return lost.compareAndSet(peer, null, reason);
+        return states.lose(peer, incarnation, reason);
     }
 
     /** @return true once this rank is closing its transport. */
@@ -103,7 +144,7 @@ final class UcxPeers
      */
     boolean refuse(final int peer, final String what, final CompletableFuture<?> future)
     {
-        final String reason = closing ? CLOSING : lost.get(peer);
+        final String reason = closing ? CLOSING : states.lostReason(peer);
         if (reason != null)
         {
             future.completeExceptionally(new PeerFailedException(closing ? rank : peer, what, reason));
@@ -119,7 +160,7 @@ final class UcxPeers
      */
     PeerFailedException unreachable(final int owner, final String what)
     {
-        final String reason = lost.get(owner);
+        final String reason = states.lostReason(owner);
         if (reason == null && !closing)
         {
             return null;
@@ -158,7 +199,7 @@ final class UcxPeers
         }
         for (int r = 0; r < endpoints.length; r++)
         {
-            if (endpoints[r] == null || (!config.peerErrorHandling() && lost.get(r) != null))
+            if (endpoints[r] == null || (!config.peerErrorHandling() && states.get(r).lost()))
             {
                 continue; // closed after its loss, or (without error handling) left to the worker's destruction
             }

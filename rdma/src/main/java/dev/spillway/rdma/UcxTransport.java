@@ -5,11 +5,12 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A {@link Transport} over UCX (JUCX 1.12.1 on libucx 1.13): shared memory within a host when peer error handling
@@ -23,7 +24,30 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * memory and 55-75 us over TCP on loopback, 5-10 us each when pipelined; a NIC atomic costs 2-3 us.
  *
  * <p>Start-up: {@link #open} creates the UCX worker, runs the authenticated rendezvous of {@link ControlPlane}
- * (rank 0 listens on the coordinator address until every rank joined) and connects an endpoint to every rank.
+ * (rank 0 listens on the coordinator address; every rank joins with the same incarnation) and connects an endpoint
+ * to every rank. Rank 0 keeps listening while it runs, for rejoins.
+ *
+ * <p>Rejoin: a rank relaunched with a higher incarnation than its lost one ({@link TransportConfig#incarnation()})
+ * opens as usual; the coordinator, seeing the job running, admits it only if that rank is lost and the incarnation
+ * higher, and refuses a live rank, a non-higher incarnation or a peer without the job secret (logged; the opener gets
+ * a {@link TransportException} naming the reason, or an {@link AuthenticationException}). An admitted rank gets every
+ * rank's incarnation, loss and worker address and connects to the live ones ({@link #rejoined()} says so);
+ * rank 0 sends its new address to every other rank over the control connections, where each creates a new endpoint
+ * to it (the lost incarnation's endpoint stays force-closed) and tells its listeners it rejoined. Its state, windows
+ * and handles are the caller's business: handles of its lost incarnation fail. Rank 0 cannot rejoin.
+ *
+ * <p>Fencing of a lost incarnation (a zombie: a paused or cut-off process that runs on after it was declared lost).
+ * UCX matches tags before the header is seen, so the sender's incarnation is in the tag ({@link TagCodec}) as well as
+ * in the header. A receive from one rank names the sender's current incarnation and never matches a lost one's
+ * message. The agent drains those messages, which would otherwise wait in UCX's unexpected queue forever: once an
+ * incarnation is lost, it probes for its tags about every millisecond and receives and drops each
+ * ({@link StaleMessages}). A receive from any rank (and the receives of atomic requests) ignores the sender bits: a
+ * lost incarnation's message that it matches is dropped after the header (or request) is read, and the receive posted
+ * again. Every dropped message or atomic request is counted ({@link #fencedMessages()}) and the first of each
+ * incarnation logged. Not fenced: a zombie's puts and gets, which UCX carries out without the target's software (over
+ * shared memory the zombie still has the target's window mapped; over TCP they need the connection the target's
+ * force-close ended); re-register windows to revoke them. A limitation: a message of a lost incarnation longer than the
+ * buffer of a receive from any rank that matches it fails that receive as truncated.
  */
 public final class UcxTransport implements Transport
 {
@@ -32,15 +56,21 @@ public final class UcxTransport implements Transport
     private final TransportConfig config;
     private final UcxAgent agent;
     private final AgentRunner runner;
-    private final AtomicReferenceArray<String> lost;
+    private final PeerStates states;
+    private final Fence fence;
+    private final ExecutorService eventThread;
+    private final PeerEvents events;
     private ControlPlane control;
     private volatile boolean closed;
 
     private UcxTransport(final TransportConfig config)
     {
         this.config = config;
-        this.lost = new AtomicReferenceArray<>(config.size());
-        this.agent = new UcxAgent(config, lost);
+        this.states = new PeerStates(config.size(), config.incarnation());
+        this.fence = new Fence(config.rank(), states);
+        this.eventThread = PeerEvents.thread("spillway-rdma-events-" + config.rank());
+        this.events = new PeerEvents(eventThread);
+        this.agent = new UcxAgent(config, states, fence, events);
         final long maxPark = Math.max(1_000, config.idleMaxPark().toNanos());
         this.runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, maxPark),
             t -> LOG.log(Level.ERROR, "spillway-rdma: rank " + config.rank() + " progress thread: " + t, t), null,
@@ -64,12 +94,14 @@ public final class UcxTransport implements Transport
     }
 
     /**
-     * Opens this rank's transport: blocks until every rank joined the rendezvous or the connect timeout passed.
+     * Opens this rank's transport: blocks until every rank joined the rendezvous, or until the running job admitted
+     * this rank as a new incarnation of a lost rank, or the connect timeout passed.
      *
-     * @param config rank, size, coordinator, secret and timeouts.
+     * @param config rank, size, incarnation, coordinator, secret and timeouts.
      * @return the connected transport.
      * @throws AuthenticationException when this rank or the coordinator fails the secret handshake.
-     * @throws TransportException naming the rank when start-up fails or times out.
+     * @throws TransportException naming the rank when start-up fails or times out, or naming the reason when the
+     *         coordinator does not admit this rank.
      */
     public static UcxTransport open(final TransportConfig config)
     {
@@ -83,15 +115,22 @@ public final class UcxTransport implements Transport
         try
         {
             final byte[] address = transport.await(transport.agent.call(transport.agent::workerAddress),
-                "creating the UCX worker");
-            transport.control = ControlPlane.open(config, address, (rank, reason) ->
-                transport.agent.submit(() -> transport.agent.peerLost(rank, reason)));
+                "creating the UCX worker", config.connectTimeout());
+            transport.control = ControlPlane.open(config, address, transport.new ControlEvents());
+            final Roster roster = transport.control.roster();
             final byte[][] addresses = new byte[config.size()][];
             for (int r = 0; r < config.size(); r++)
             {
-                addresses[r] = transport.control.blob(r);
+                addresses[r] = roster.blob(r);
             }
-            transport.await(transport.agent.call(() -> transport.agent.connect(addresses)), "connecting endpoints");
+            transport.await(transport.agent.call(() -> transport.agent.connect(roster.states(), addresses)),
+                "connecting endpoints", config.connectTimeout());
+            transport.control.start();
+            if (transport.control.rejoined())
+            {
+                LOG.log(Level.INFO, () -> "spillway-rdma: rank " + config.rank() + " rejoined the job as incarnation " +
+                    config.incarnation());
+            }
             return transport;
         }
         catch (final RuntimeException ex)
@@ -113,17 +152,36 @@ public final class UcxTransport implements Transport
         return config.size();
     }
 
+    @Override
+    public int incarnation()
+    {
+        return config.incarnation();
+    }
+
+    @Override
+    public int incarnation(final int rank)
+    {
+        Checks.rank(rank, size(), "incarnation at rank " + rank());
+        return states.incarnation(rank);
+    }
+
     /** @return the configuration this transport runs with. */
     public TransportConfig config()
     {
         return config;
     }
 
+    /** @return true when this rank rejoined a running job as a new incarnation, false when it joined a starting one. */
+    public boolean rejoined()
+    {
+        return control.rejoined();
+    }
+
     @Override
     public CompletableFuture<Void> send(final int target, final Header header, final ByteBuffer src)
     {
         Checks.rank(target, size(), "send from rank " + rank());
-        Checks.header(header, rank());
+        Checks.header(header, rank(), incarnation());
         Checks.direct(src, "send from rank " + rank() + " tag " + header.tag());
         final CompletableFuture<Void> future = new CompletableFuture<>();
         final ByteBuffer region = src.slice();
@@ -149,7 +207,8 @@ public final class UcxTransport implements Transport
     public Window createWindow(final String name, final int size)
     {
         Checks.windowSize(name, size);
-        return await(agent.call(() -> agent.createWindow(name, size)), "creating window '" + name + "'");
+        return await(agent.call(() -> agent.createWindow(name, size)), "creating window '" + name + "'",
+            config.operationTimeout());
     }
 
     @Override
@@ -158,7 +217,8 @@ public final class UcxTransport implements Transport
         Checks.direct(memory, "window '" + name + "'");
         Checks.windowSize(name, memory.remaining());
         final ByteBuffer slice = memory.slice();
-        return await(agent.call(() -> agent.registerWindow(name, slice)), "registering window '" + name + "'");
+        return await(agent.call(() -> agent.registerWindow(name, slice)), "registering window '" + name + "'",
+            config.operationTimeout());
     }
 
     @Override
@@ -222,7 +282,25 @@ public final class UcxTransport implements Transport
     @Override
     public String lostReason(final int rank)
     {
-        return lost.get(rank);
+        return states.lostReason(rank);
+    }
+
+    @Override
+    public void addPeerListener(final PeerListener listener)
+    {
+        events.add(listener);
+    }
+
+    @Override
+    public void removePeerListener(final PeerListener listener)
+    {
+        events.remove(listener);
+    }
+
+    @Override
+    public long fencedMessages()
+    {
+        return fence.fenced();
     }
 
     @Override
@@ -233,6 +311,7 @@ public final class UcxTransport implements Transport
             return;
         }
         closed = true;
+        eventThread.shutdownNow();
         if (control != null)
         {
             control.close();
@@ -240,9 +319,26 @@ public final class UcxTransport implements Transport
         runner.close();
     }
 
-    private <T> T await(final CompletableFuture<T> future, final String what)
+    /** Hands the control plane's losses and rejoins to the agent, which applies them in order. */
+    private final class ControlEvents implements ControlPlane.Listener
     {
-        final long timeoutMs = config.operationTimeout().toMillis();
+        @Override
+        public void lost(final int rank, final int incarnation, final String reason)
+        {
+            agent.submit(() -> agent.peerLost(rank, incarnation, reason));
+        }
+
+        @Override
+        public void rejoined(final int rank, final int incarnation, final byte[] blob)
+        {
+            agent.submit(() -> agent.peerRejoined(rank, incarnation, blob));
+        }
+    }
+
+    /** @param timeout the connect timeout for start-up steps, the operation timeout for operations. */
+    private <T> T await(final CompletableFuture<T> future, final String what, final Duration timeout)
+    {
+        final long timeoutMs = timeout.toMillis();
         try
         {
             return future.get(timeoutMs, TimeUnit.MILLISECONDS);

@@ -6,27 +6,30 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * What a peer needs to put into, get from or run atomics on a window: owner, id, size, base address and the packed
- * remote key. Immutable; travels as bytes ({@link #toBytes()}, {@link #fromBytes(byte[])}), for example through
- * {@link Collectives#allGather}.
+ * What a peer needs to put into, get from or run atomics on a window: owner and its incarnation, id, size, base
+ * address and the packed remote key. Immutable; travels as bytes ({@link #toBytes()}, {@link #fromBytes(byte[])}),
+ * for example through {@link Collectives#allGather}. A handle is valid only while its owner's incarnation is
+ * current: once a new incarnation of the owner rejoined, operations through it fail (exchange handles again).
  */
 public final class WindowHandle
 {
-    private static final int MAGIC = 0x5350574E; // "SPWN"
+    private static final int MAGIC = 0x5350574F; // "SPWO"
     private static final int MAX_NAME_BYTES = 1024;
     private static final int MAX_KEY_BYTES = 64 * 1024;
 
     private final int owner;
+    private final int incarnation;
     private final int id;
     private final String name;
     private final long size;
     private final long address;
     private final byte[] remoteKey;
 
-    WindowHandle(final int owner, final int id, final String name, final long size, final long address,
-        final byte[] remoteKey)
+    WindowHandle(final int owner, final int incarnation, final int id, final String name, final long size,
+        final long address, final byte[] remoteKey)
     {
         this.owner = owner;
+        this.incarnation = incarnation;
         this.id = id;
         this.name = name;
         this.size = size;
@@ -38,6 +41,12 @@ public final class WindowHandle
     public int owner()
     {
         return owner;
+    }
+
+    /** @return the owner's incarnation that exposed the window. */
+    public int incarnation()
+    {
+        return incarnation;
     }
 
     /** @return the window's id, unique within its owner. */
@@ -85,13 +94,29 @@ public final class WindowHandle
         }
     }
 
+    /**
+     * @param operation what uses the handle, for the message.
+     * @param current the owner's current incarnation.
+     * @return why the handle no longer reaches its window (the owner rejoined as {@code current}), or null.
+     */
+    TransportException stale(final String operation, final int current)
+    {
+        if (current == incarnation)
+        {
+            return null;
+        }
+        return new TransportException(operation + " to window '" + name + "' of rank " + owner + ": the handle is of " +
+            "incarnation " + incarnation + ", rank " + owner + " is now incarnation " + current +
+            " (exchange the handles again)");
+    }
+
     /** @return this handle as bytes, little-endian. */
     public byte[] toBytes()
     {
         final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer b = ByteBuffer.allocate(4 + 4 + 4 + 8 + 8 + 4 + nameBytes.length + 4 + remoteKey.length)
+        final ByteBuffer b = ByteBuffer.allocate(4 + 4 + 4 + 4 + 8 + 8 + 4 + nameBytes.length + 4 + remoteKey.length)
             .order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(MAGIC).putInt(owner).putInt(id).putLong(size).putLong(address);
+        b.putInt(MAGIC).putInt(owner).putInt(incarnation).putInt(id).putLong(size).putLong(address);
         b.putInt(nameBytes.length).put(nameBytes);
         b.putInt(remoteKey.length).put(remoteKey);
         return b.array();
@@ -112,6 +137,7 @@ public final class WindowHandle
                 throw new IllegalArgumentException("not a window handle (bad magic), " + bytes.length + " bytes");
             }
             final int owner = b.getInt();
+            final int incarnation = b.getInt();
             final int id = b.getInt();
             final long size = b.getLong();
             final long address = b.getLong();
@@ -119,7 +145,8 @@ public final class WindowHandle
             b.get(name);
             final byte[] key = new byte[bounded(b.getInt(), MAX_KEY_BYTES, "remote key")];
             b.get(key);
-            return new WindowHandle(owner, id, new String(name, StandardCharsets.UTF_8), size, address, key);
+            return new WindowHandle(owner, incarnation, id, new String(name, StandardCharsets.UTF_8), size, address,
+                key);
         }
         catch (final java.nio.BufferUnderflowException ex)
         {
@@ -139,8 +166,8 @@ public final class WindowHandle
     @Override
     public boolean equals(final Object o)
     {
-        return o instanceof WindowHandle h && h.owner == owner && h.id == id && h.size == size &&
-            h.address == address && h.name.equals(name) && Arrays.equals(h.remoteKey, remoteKey);
+        return o instanceof WindowHandle h && h.owner == owner && h.incarnation == incarnation && h.id == id &&
+            h.size == size && h.address == address && h.name.equals(name) && Arrays.equals(h.remoteKey, remoteKey);
     }
 
     @Override
@@ -152,6 +179,7 @@ public final class WindowHandle
     @Override
     public String toString()
     {
-        return "WindowHandle{'" + name + "' id " + id + " of rank " + owner + ", " + size + " bytes}";
+        return "WindowHandle{'" + name + "' id " + id + " of rank " + owner + " incarnation " + incarnation + ", " +
+            size + " bytes}";
     }
 }

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -53,19 +52,17 @@ final class HandshakeTest
     }
 
     @Test
-    void ranksThatShareTheSecretProveItBothWays() throws Exception
+    void ranksThatShareTheSecretProveItBothWaysWithRankAndIncarnation() throws Exception
     {
-        final AtomicInteger claimed = new AtomicInteger(-1);
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 4), claimed::set);
-        join(new Handshake(SECRET, 4), 2);
-        assertEquals(2, accepted.get(SAFETY_NET_S, TimeUnit.SECONDS));
-        assertEquals(2, claimed.get(), "the rank was claimed before the coordinator proved itself");
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 4));
+        join(new Handshake(SECRET, 4), 2, 7);
+        assertEquals(new Handshake.Claim(2, 7), accepted.get(SAFETY_NET_S, TimeUnit.SECONDS));
     }
 
     @Test
     void aRankWithTheWrongSecretIsRefusedAndTold() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 2), r -> { });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 2));
         final AuthenticationException rank = assertThrows(AuthenticationException.class,
             () -> join(new Handshake(OTHER, 2), 1));
         assertTrue(rank.getMessage().contains("refused the handshake"), rank.getMessage());
@@ -77,22 +74,20 @@ final class HandshakeTest
     @Test
     void aRankOfAnotherJobSizeIsRefused() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 4), r -> { });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 4));
         assertThrows(AuthenticationException.class, () -> join(new Handshake(SECRET, 3), 1));
         assertEquals("peer claims rank 1 of 3, the job has 4 ranks", failure(accepted).getMessage());
     }
 
     @Test
-    void aRankTheClaimRefusesIsNotProvenTo() throws Exception
+    void anIncarnationOutOfRangeIsRefusedAndNotProvenTo() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 2), r ->
-        {
-            throw new AuthenticationException("rank " + r + " already joined");
-        });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 2));
         final AuthenticationException rank = assertThrows(AuthenticationException.class,
-            () -> join(new Handshake(SECRET, 2), 1));
+            () -> join(new Handshake(SECRET, 2), 1, -1));
         assertTrue(rank.getMessage().contains("refused the handshake"), rank.getMessage());
-        assertEquals("rank 1 already joined", failure(accepted).getMessage());
+        assertEquals("peer claims rank 1 incarnation -1, outside 0.." + TransportConfig.MAX_INCARNATION,
+            failure(accepted).getMessage());
     }
 
     @Test
@@ -144,7 +139,7 @@ final class HandshakeTest
     @Test
     void aPeerHangingUpBeforeItsAnswerIsToldApart() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 2), r -> { });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 2));
         readGreeting();
         rankEnd.close();
         final Throwable e = failure(accepted);
@@ -155,17 +150,17 @@ final class HandshakeTest
     @Test
     void aPeerHangingUpDuringItsAnswerIsToldApart() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 2), r -> { });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 2));
         readGreeting();
         rankEnd.getOutputStream().write(new byte[10]);
         rankEnd.close();
-        assertEquals("closed after 10 of the 72 handshake bytes", failure(accepted).getMessage());
+        assertEquals("closed after 10 of the 76 handshake bytes", failure(accepted).getMessage());
     }
 
     @Test
     void aPeerResettingTheConnectionIsToldApart() throws Exception
     {
-        final CompletableFuture<Integer> accepted = accept(new Handshake(SECRET, 2), r -> { });
+        final CompletableFuture<Handshake.Claim> accepted = accept(new Handshake(SECRET, 2));
         readGreeting();
         rankEnd.setSoLinger(true, 0);
         rankEnd.close();
@@ -179,14 +174,14 @@ final class HandshakeTest
         new DataInputStream(rankEnd.getInputStream()).readFully(new byte[Handshake.GREETING_BYTES]);
     }
 
-    private CompletableFuture<Integer> accept(final Handshake handshake, final java.util.function.IntConsumer claim)
+    private CompletableFuture<Handshake.Claim> accept(final Handshake handshake)
     {
         return CompletableFuture.supplyAsync(() ->
         {
             try
             {
                 return handshake.accept(new DataInputStream(coordinatorEnd.getInputStream()),
-                    new DataOutputStream(coordinatorEnd.getOutputStream()), claim);
+                    new DataOutputStream(coordinatorEnd.getOutputStream()));
             }
             catch (final IOException ex)
             {
@@ -201,12 +196,17 @@ final class HandshakeTest
 
     private void join(final Handshake handshake, final int rank) throws IOException
     {
+        join(handshake, rank, 0);
+    }
+
+    private void join(final Handshake handshake, final int rank, final int incarnation) throws IOException
+    {
         handshake.join(new DataInputStream(rankEnd.getInputStream()), new DataOutputStream(rankEnd.getOutputStream()),
-            rank, "the test coordinator");
+            rank, incarnation, "the test coordinator");
     }
 
     /** @return why the coordinator's side failed. */
-    private static Throwable failure(final CompletableFuture<Integer> accepted) throws Exception
+    private static Throwable failure(final CompletableFuture<Handshake.Claim> accepted) throws Exception
     {
         final ExecutionException e = assertThrows(ExecutionException.class,
             () -> accepted.get(SAFETY_NET_S, TimeUnit.SECONDS));

@@ -5,10 +5,12 @@ import java.time.Duration;
 /** The contract on ranks in one JVM. */
 final class InProcessTransportTest extends TransportContract
 {
+    private InProcessFabric fabric;
+
     @Override
     Transport[] connect(final int ranks, final Duration operationTimeout)
     {
-        final InProcessFabric fabric = new InProcessFabric(ranks, operationTimeout);
+        fabric = new InProcessFabric(ranks, operationTimeout);
         final Transport[] group = new Transport[ranks];
         for (int r = 0; r < ranks; r++)
         {
@@ -21,5 +23,24 @@ final class InProcessTransportTest extends TransportContract
     void lose(final Transport[] group, final int victim)
     {
         group[victim].close();
+    }
+
+    @Override
+    void cutOff(final Transport[] group, final int victim)
+    {
+        fabric.kill(victim, "cut off by the test");
+    }
+
+    @Override
+    Transport rejoin(final Transport[] group, final int rank, final int incarnation)
+    {
+        return fabric.revive(rank, incarnation);
+    }
+
+    /** Ranks in one JVM share no secret: there is nothing to prove. */
+    @Override
+    Runnable rejoinWithoutTheSecret(final Transport[] group, final int rank, final int incarnation)
+    {
+        return null;
     }
 }

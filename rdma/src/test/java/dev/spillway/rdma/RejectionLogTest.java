@@ -72,15 +72,15 @@ final class RejectionLogTest
     }
 
     @Test
-    void connectionsCutShortByTheEndOfTheRendezvousAreCounted()
+    void connectionsCutShortByTheCoordinatorsCloseAreCounted()
     {
         log.abandoned(0);
         assertEquals(List.of(), lines);
         log.abandoned(1);
         log.abandoned(3);
         assertEquals(List.of(
-            "spillway-rdma: coordinator (rank 0) closed 1 connection still in the handshake when the rendezvous ended",
-            "spillway-rdma: coordinator (rank 0) closed 3 connections still in the handshake when the rendezvous " +
-                "ended"), lines);
+            "spillway-rdma: coordinator (rank 0) closed 1 connection still in the handshake when it stopped listening",
+            "spillway-rdma: coordinator (rank 0) closed 3 connections still in the handshake when it stopped " +
+                "listening"), lines);
     }
 }

@@ -54,6 +54,30 @@ final class TransportConfigTest
     }
 
     @Test
+    void incarnationDefaultsToZeroComesFromTheEnvironmentAndIsValidated()
+    {
+        final Map<String, String> env = Map.of("SPILLWAY_RANK", "1", "SPILLWAY_SIZE", "2",
+            "SPILLWAY_COORDINATOR", "127.0.0.1:4567", "SPILLWAY_SECRET", SECRET);
+        assertEquals(0, TransportConfig.fromEnvironment(env).build().incarnation());
+        final Map<String, String> relaunched = new java.util.HashMap<>(env);
+        relaunched.put("SPILLWAY_INCARNATION", "3");
+        final TransportConfig c = TransportConfig.fromEnvironment(relaunched).build();
+        assertEquals(3, c.incarnation());
+        assertTrue(c.toString().contains("incarnation 3"), c.toString());
+        final TransportConfig.Builder b = TransportConfig.fromEnvironment(env);
+        final IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+            () -> b.incarnation(-1).build());
+        assertTrue(negative.getMessage().contains("incarnation -1"), negative.getMessage());
+        assertEquals(TransportConfig.MAX_INCARNATION, b.incarnation(TransportConfig.MAX_INCARNATION).build()
+            .incarnation());
+        assertThrows(IllegalArgumentException.class, () -> b.incarnation(TransportConfig.MAX_INCARNATION + 1).build());
+        relaunched.put("SPILLWAY_INCARNATION", "two");
+        assertThrows(IllegalArgumentException.class, () -> TransportConfig.fromEnvironment(relaunched));
+        assertThrows(IllegalArgumentException.class,
+            () -> b.incarnation(0).size(TransportConfig.MAX_SIZE + 1).build());
+    }
+
+    @Test
     void handshakeLimitsHaveDefaultsAndAreValidated()
     {
         final TransportConfig.Builder b = TransportConfig.builder().rank(0).size(2)

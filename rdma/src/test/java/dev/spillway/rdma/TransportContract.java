@@ -5,22 +5,32 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static dev.spillway.rdma.Collectives.await;
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The {@link Transport} contract, run against each implementation by a subclass. */
 abstract class TransportContract
@@ -29,7 +39,8 @@ abstract class TransportContract
     static final Duration TIMEOUT = Duration.ofSeconds(100);
     static final Duration SHORT_TIMEOUT = Duration.ofMillis(600);
 
-    private final List<Transport> opened = new ArrayList<>();
+    /** Closed after each test, the last opened first. */
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
     /** @return {@code ranks} connected transports, indexed by rank, with the given operation timeout. */
     abstract Transport[] connect(int ranks, Duration operationTimeout);
@@ -37,17 +48,57 @@ abstract class TransportContract
     /** Makes rank {@code victim} of {@code group} disappear as abruptly as the implementation allows. */
     abstract void lose(Transport[] group, int victim);
 
+    /**
+     * Cuts rank {@code victim} off, as a pause or a partition would: the others declare it lost, but its transport
+     * keeps running and sending (a zombie).
+     */
+    abstract void cutOff(Transport[] group, int victim);
+
+    /**
+     * Starts rank {@code rank} of {@code group} again as {@code incarnation}, joining the running job.
+     *
+     * @return its transport.
+     * @throws TransportException when the job does not admit it.
+     */
+    abstract Transport rejoin(Transport[] group, int rank, int incarnation);
+
+    /**
+     * @return an attempt to rejoin {@code rank} as {@code incarnation} without knowing the job secret (it must throw
+     *         {@link AuthenticationException}), or null where the implementation has no secret.
+     */
+    abstract Runnable rejoinWithoutTheSecret(Transport[] group, int rank, int incarnation);
+
     Transport[] group(final Duration operationTimeout)
     {
         final Transport[] group = connect(RANKS, operationTimeout);
-        opened.addAll(List.of(group));
+        for (final Transport t : group)
+        {
+            closeAfterTest(t);
+        }
         return group;
     }
 
-    @AfterEach
-    void closeAll()
+    /** Closes {@code c} after the test, before what was registered before it. */
+    void closeAfterTest(final AutoCloseable c)
     {
-        opened.forEach(Transport::close);
+        opened.push(c);
+    }
+
+    /** {@link #rejoin}, closed after the test. */
+    private Transport rejoined(final Transport[] group, final int rank, final int incarnation)
+    {
+        final Transport back = rejoin(group, rank, incarnation);
+        closeAfterTest(back);
+        return back;
+    }
+
+    @AfterEach
+    void closeAll() throws Exception
+    {
+        while (!opened.isEmpty())
+        {
+            opened.pop().close();
+        }
     }
 
     static ByteBuffer random(final int bytes, final long seed)
@@ -79,7 +130,7 @@ abstract class TransportContract
         final CompletableFuture<Message> received = t[1].receive(0, 7, dst);
         await(t[0].send(1, new Header(Header.NO_RANK, 7, 3, 2, 99L), src));
         final Message m = await(received);
-        assertEquals(new Header(0, 7, 3, 2, 99L), m.header());
+        assertEquals(new Header(0, 7, 3, 2, 99L, 0), m.header());
         assertEquals(1 << 20, m.length());
         assertArrayEquals(bytes(src, 0, 1 << 20), bytes(dst, 16, 1 << 20));
         assertEquals(0L, dst.getLong(0), "bytes before the receive buffer's position were written");
@@ -144,7 +195,7 @@ abstract class TransportContract
         final Transport[] t = group(TIMEOUT);
         final CompletableFuture<Message> r = t[1].receive(1, 3, ByteBuffer.allocateDirect(0));
         await(t[1].send(1, Header.of(3), ByteBuffer.allocateDirect(0)));
-        assertEquals(new Message(new Header(1, 3, 0, 0, 0L), 0), await(r));
+        assertEquals(new Message(new Header(1, 3, 0, 0, 0L, 0), 0), await(r));
     }
 
     @Test
@@ -179,6 +230,9 @@ abstract class TransportContract
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> t[0].send(1, new Header(2, 1, 0, 0, 0), ByteBuffer.allocateDirect(8)));
         assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
+        final IllegalArgumentException i = assertThrows(IllegalArgumentException.class,
+            () -> t[0].send(1, new Header(0, 1, 0, 0, 0, 4), ByteBuffer.allocateDirect(8)));
+        assertTrue(i.getMessage().contains("incarnation 4"), i.getMessage());
     }
 
     @Test
@@ -290,11 +344,13 @@ abstract class TransportContract
     }
 
     @Test
-    void lostPeerFailsWaitingAndLaterOperationsNamingTheRank()
+    void lostPeerFailsWaitingAndLaterOperationsNamingTheRank() throws Exception
     {
         final Transport[] t = group(TIMEOUT);
         final Window[] windows = new Window[RANKS];
         final WindowHandle[][] handles = exchangeWindows(t, windows, 4096);
+        final Heard one = new Heard();
+        t[1].addPeerListener(one);
         windows[0].buffer().putLong(0, 42L);
         final CompletableFuture<Message> waiting = t[0].receive(2, 8, ByteBuffer.allocateDirect(8));
         final long start = System.nanoTime();
@@ -308,6 +364,9 @@ abstract class TransportContract
         final CompletionException sendFailure = assertThrows(CompletionException.class,
             () -> t[0].send(2, Header.of(1), ByteBuffer.allocateDirect(8)).join());
         assertInstanceOf(PeerFailedException.class, sendFailure.getCause());
+        // Rank 1 learns of the loss from rank 0; before that, UCX would try to reach the window (over shared memory,
+        // unpacking the key of a segment the closed rank removed crashes UCX 1.13).
+        assertEquals(2, one.next("rank 1 to hear that rank 2 was lost").rank());
         t[1].put(handles[1][2], 0, ByteBuffer.allocateDirect(8));
         assertEquals(2, assertThrows(PeerFailedException.class, () -> await(t[1].flush(2))).rank());
         assertInstanceOf(PeerFailedException.class, assertThrows(CompletionException.class,
@@ -316,6 +375,241 @@ abstract class TransportContract
         await(t[1].flushAll());
         assertEquals(42L, windows[0].buffer().getLong(0), "survivor's data changed");
         assertEquals(43L, windows[0].buffer().getLong(8), "survivors no longer reach each other");
+    }
+
+    @Test
+    void aLossIsToldOnceToTheListenersOfEverySurvivorWithRankIncarnationAndReason() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Heard[] heard = listen(t);
+        lose(t, 2);
+        for (int s = 0; s < 2; s++)
+        {
+            final PeerEvent lost = heard[s].next("rank " + s + " to hear that rank 2 was lost");
+            assertEquals(PeerEvent.Kind.LOST, lost.kind());
+            assertEquals(2, lost.rank());
+            assertEquals(0, lost.incarnation());
+            assertNotNull(lost.reason());
+            assertEquals(lost.reason(), t[s].lostReason(2), "the event and lostReason differ");
+            assertEquals(0, t[s].incarnation(2));
+        }
+        final Heard late = new Heard();
+        t[0].addPeerListener(late);
+        rejoined(t, 2, 1);
+        for (int s = 0; s < 2; s++)
+        {
+            assertEquals(PeerEvent.rejoined(2, 1), heard[s].next("rank " + s + " to hear rank 2 rejoin"),
+                "a loss was told twice, or the rejoin not at all");
+            assertEquals(1, t[s].incarnation(2));
+            assertNull(t[s].lostReason(2), "a rejoined rank is still lost");
+        }
+        assertEquals(PeerEvent.rejoined(2, 1), late.next("the listener added after the loss to hear the rejoin"),
+            "a listener was told of a loss before it was added");
+    }
+
+    @Test
+    void aRejoinedRankExchangesMessagesWithEverySurvivorBothWays() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Heard[] heard = listen(t);
+        lose(t, 1);
+        heard[0].next("rank 0 to hear that rank 1 was lost");
+        heard[2].next("rank 2 to hear that rank 1 was lost");
+        final Transport back = rejoined(t, 1, 1);
+        assertEquals(PeerEvent.rejoined(1, 1), heard[0].next("rank 0 to hear rank 1 rejoin"));
+        assertEquals(PeerEvent.rejoined(1, 1), heard[2].next("rank 2 to hear rank 1 rejoin"));
+        assertEquals(1, back.rank());
+        assertEquals(1, back.incarnation());
+        for (final int s : new int[] {0, 2})
+        {
+            assertEquals(0, back.incarnation(s));
+            assertNull(back.lostReason(s));
+            final ByteBuffer there = ByteBuffer.allocateDirect(16);
+            final CompletableFuture<Message> toBack = back.receive(s, 20 + s, there);
+            await(t[s].send(1, Header.of(20 + s), text("from " + s)));
+            assertEquals(new Header(s, 20 + s, 0, 0, 0L, 0), await(toBack).header());
+            assertEquals("from " + s, text(there, 6));
+            final ByteBuffer here = ByteBuffer.allocateDirect(16);
+            final CompletableFuture<Message> fromBack = t[s].receive(1, 30 + s, here);
+            await(back.send(s, Header.of(30 + s), text("back to " + s)));
+            assertEquals(new Header(1, 30 + s, 0, 0, 0L, 1), await(fromBack).header());
+            assertEquals("back to " + s, text(here, 9));
+        }
+    }
+
+    @Test
+    void windowHandlesOfALostIncarnationFailAndTheNewIncarnationsWork() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Heard[] heard = listen(t);
+        final Window[] windows = new Window[RANKS];
+        final WindowHandle[][] old = exchangeWindows(t, windows, 4096);
+        t[0].put(old[0][1], 0, word(1L));
+        await(t[0].flush(1));
+        lose(t, 1);
+        heard[0].next("rank 0 to hear that rank 1 was lost");
+        heard[2].next("rank 2 to hear that rank 1 was lost");
+        t[1] = rejoined(t, 1, 1);
+        heard[0].next("rank 0 to hear rank 1 rejoin");
+        heard[2].next("rank 2 to hear rank 1 rejoin");
+        t[0].put(old[0][1], 0, word(2L));
+        final TransportException put = assertThrows(TransportException.class, () -> await(t[0].flush(1)));
+        assertTrue(put.getMessage().contains("the handle is of incarnation 0, rank 1 is now incarnation 1"),
+            put.getMessage());
+        final CompletionException atomic = assertThrows(CompletionException.class,
+            () -> t[2].fetchAndAdd(old[2][1], 0, 1).join());
+        final String atomicFailure = atomic.getCause().getMessage();
+        assertTrue(atomicFailure.contains("exchange the handles again"), atomicFailure);
+        final WindowHandle[][] fresh = exchangeWindows(t, windows, 4096);
+        assertEquals(1, fresh[0][1].incarnation());
+        t[0].put(fresh[0][1], 8, word(3L));
+        await(t[0].flush(1));
+        assertEquals(3L, windows[1].buffer().getLong(8), "a put reached the wrong window of the new incarnation");
+        assertEquals(0L, await(t[2].fetchAndAdd(fresh[2][1], 16, 5)));
+        assertEquals(5L, windows[1].buffer().getLong(16));
+        t[1].put(fresh[1][0], 0, word(4L));
+        await(t[1].flush(0));
+        assertEquals(4L, windows[0].buffer().getLong(0));
+    }
+
+    @Test
+    void messagesAndAtomicsOfALostIncarnationAreDroppedAndCounted() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Heard[] heard = listen(t);
+        final Window[] windows = new Window[RANKS];
+        final WindowHandle[][] handles = exchangeWindows(t, windows, 4096);
+        final Transport zombie = t[1];
+        cutOff(t, 1);
+        assertEquals(PeerEvent.Kind.LOST, heard[0].next("rank 0 to hear that rank 1 was lost").kind());
+        assertEquals(PeerEvent.Kind.LOST, heard[2].next("rank 2 to hear that rank 1 was lost").kind());
+        final Transport back = rejoined(t, 1, 1);
+        heard[0].next("rank 0 to hear rank 1 rejoin");
+        heard[2].next("rank 2 to hear rank 1 rejoin");
+        final ByteBuffer one = ByteBuffer.allocateDirect(16);
+        final ByteBuffer any = ByteBuffer.allocateDirect(16);
+        final CompletableFuture<Message> fromOne = t[2].receive(1, 40, one);
+        final CompletableFuture<Message> fromAny = t[2].receive(Transport.ANY_SOURCE, 41, any);
+        assertEquals(0L, t[2].fencedMessages());
+        // The zombie believes rank 2 alive; what it sends still arrives there, and must go nowhere.
+        zombie.send(2, Header.of(40), text("zombie"));
+        zombie.send(2, Header.of(41), text("zombie"));
+        zombie.fetchAndAdd(handles[1][2], 0, 7);
+        awaitFenced(t[2], 3, "the zombie's two messages and its atomic");
+        assertFalse(fromOne.isDone(), "a message of the lost incarnation completed a receive from rank 1");
+        assertFalse(fromAny.isDone(), "a message of the lost incarnation completed a receive from any rank");
+        assertEquals(0L, windows[2].buffer().getLong(0), "the zombie's atomic was applied");
+        await(back.send(2, Header.of(40), text("fresh one")));
+        await(back.send(2, Header.of(41), text("fresh any")));
+        assertEquals(new Header(1, 40, 0, 0, 0L, 1), await(fromOne).header());
+        assertEquals("fresh one", text(one, 9));
+        assertEquals(new Header(1, 41, 0, 0, 0L, 1), await(fromAny).header());
+        assertEquals("fresh any", text(any, 9));
+        assertEquals(3L, t[2].fencedMessages());
+    }
+
+    @Test
+    void rejoiningALiveRankOrANotHigherIncarnationIsRefusedAndLogged() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Heard[] heard = listen(t);
+        try (LogLines log = new LogLines())
+        {
+            final TransportException alive = assertThrows(TransportException.class, () -> rejoined(t, 1, 1));
+            assertTrue(alive.getMessage().contains("rank 1 is alive (incarnation 0)"), alive.getMessage());
+            log.await("the refusal of a live rank", l -> l.contains("rank 1 is alive (incarnation 0)"), 1, TIMEOUT);
+            lose(t, 1);
+            heard[0].next("rank 0 to hear that rank 1 was lost");
+            final TransportException same = assertThrows(TransportException.class, () -> rejoined(t, 1, 0));
+            final String notHigher = "incarnation 0 is not higher than the lost incarnation 0";
+            assertTrue(same.getMessage().contains(notHigher), same.getMessage());
+            log.await("the refusal of the lost incarnation", l -> l.contains(notHigher), 1, TIMEOUT);
+        }
+        final Transport back = rejoined(t, 1, 2);
+        assertEquals(PeerEvent.rejoined(1, 2), heard[0].next("rank 0 to hear rank 1 rejoin after the refusals"));
+        final CompletableFuture<Message> r = t[0].receive(1, 50, ByteBuffer.allocateDirect(8));
+        await(back.send(0, Header.of(50), ByteBuffer.allocateDirect(8)));
+        assertEquals(2, await(r).header().incarnation());
+    }
+
+    @Test
+    void aRejoinWithoutTheSecretIsRefusedAndLogged() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Runnable impostor = rejoinWithoutTheSecret(t, 1, 1);
+        assumeTrue(impostor != null, "the implementation has no secret to prove");
+        final Heard[] heard = listen(t);
+        lose(t, 1);
+        heard[0].next("rank 0 to hear that rank 1 was lost");
+        try (LogLines log = new LogLines())
+        {
+            assertThrows(AuthenticationException.class, impostor::run);
+            log.await("the refused proof", l -> l.contains("did not prove the job secret"), 1, TIMEOUT);
+        }
+        assertNotNull(t[0].lostReason(1), "a rank without the secret was admitted");
+        rejoined(t, 1, 1);
+        assertEquals(PeerEvent.rejoined(1, 1), heard[0].next("rank 0 to hear the genuine rank 1 rejoin"));
+    }
+
+    /** Collects the peer events one transport is told. */
+    static final class Heard implements PeerListener
+    {
+        private final BlockingQueue<PeerEvent> events = new LinkedBlockingQueue<>();
+
+        @Override
+        public void onPeerEvent(final PeerEvent event)
+        {
+            events.add(event);
+        }
+
+        /** @return the next event; fails the test, naming {@code what}, after the safety net. */
+        PeerEvent next(final String what) throws InterruptedException
+        {
+            final PeerEvent event = events.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (event == null)
+            {
+                fail("waited " + TIMEOUT + " for " + what);
+            }
+            return event;
+        }
+    }
+
+    /** @return a listener on each transport, by rank. */
+    static Heard[] listen(final Transport[] t)
+    {
+        final Heard[] heard = new Heard[t.length];
+        for (int r = 0; r < t.length; r++)
+        {
+            heard[r] = new Heard();
+            t[r].addPeerListener(heard[r]);
+        }
+        return heard;
+    }
+
+    /** Waits until {@code t} dropped {@code count} messages (the counter is all there is to watch). */
+    static void awaitFenced(final Transport t, final long count, final String what)
+    {
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (t.fencedMessages() < count)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("waited " + TIMEOUT + " for rank " + t.rank() + " to drop " + what + "; it dropped " +
+                    t.fencedMessages());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    static ByteBuffer text(final String s)
+    {
+        final byte[] b = s.getBytes(US_ASCII);
+        return ByteBuffer.allocateDirect(b.length).put(b).flip();
+    }
+
+    static String text(final ByteBuffer b, final int length)
+    {
+        return new String(bytes(b, 0, length), US_ASCII);
     }
 
     /** Each rank creates window "w{rank}"; returns handles[viewer][owner]. */

@@ -64,11 +64,22 @@ final class Ucx
     static Transport[] connect(final int ranks, final Duration operationTimeout, final boolean peerErrorHandling)
     {
         final InetSocketAddress coordinator = freeLoopbackAddress();
-        final List<CompletableFuture<UcxTransport>> opening = new ArrayList<>();
+        final List<TransportConfig> configs = new ArrayList<>();
         for (int r = 0; r < ranks; r++)
         {
-            final TransportConfig config = config(r, ranks, coordinator, operationTimeout)
-                .peerErrorHandling(peerErrorHandling).build();
+            configs.add(config(r, ranks, coordinator, operationTimeout).peerErrorHandling(peerErrorHandling).build());
+        }
+        return open(configs);
+    }
+
+    /** Opens a UCX transport per configuration in this JVM, at once, each with its own context and worker. */
+    static Transport[] open(final List<TransportConfig> configs)
+    {
+        final int ranks = configs.size();
+        final List<CompletableFuture<UcxTransport>> opening = new ArrayList<>();
+        for (final TransportConfig config : configs)
+        {
+            final int r = config.rank();
             final Thread[] holder = new Thread[1];
             final CompletableFuture<UcxTransport> f = new CompletableFuture<>();
             holder[0] = new Thread(() ->

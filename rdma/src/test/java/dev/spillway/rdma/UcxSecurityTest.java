@@ -69,12 +69,12 @@ final class UcxSecurityTest
                 try (Socket s = fake.accept())
                 {
                     final DataOutputStream out = new DataOutputStream(s.getOutputStream());
-                    out.writeInt(0x53505759);
-                    out.writeInt(1);
-                    out.write(new byte[32]);
+                    out.writeInt(Handshake.MAGIC);
+                    out.writeInt(Handshake.VERSION);
+                    out.write(new byte[Handshake.NONCE_BYTES]);
                     out.flush();
-                    new DataInputStream(s.getInputStream()).readFully(new byte[4 + 4 + 32 + 32]);
-                    out.write(new byte[32]);
+                    new DataInputStream(s.getInputStream()).readFully(new byte[Handshake.ANSWER_BYTES]);
+                    out.write(new byte[Handshake.PROOF_BYTES]);
                     out.flush();
                     s.getInputStream().read();
                 }

@@ -1,27 +1,10 @@
 package dev.spillway.rdma;
 
-import org.junit.jupiter.api.BeforeAll;
-
-import java.time.Duration;
-
 /** The contract on UCX ranks in this JVM without peer error handling: shared memory (sysv, posix, cma) is used. */
-final class UcxSharedMemoryTransportTest extends TransportContract
+final class UcxSharedMemoryTransportTest extends UcxTransportContract
 {
-    @BeforeAll
-    static void ucx()
+    UcxSharedMemoryTransportTest()
     {
-        Ucx.requireUcx();
-    }
-
-    @Override
-    Transport[] connect(final int ranks, final Duration operationTimeout)
-    {
-        return Ucx.connect(ranks, operationTimeout, false);
-    }
-
-    @Override
-    void lose(final Transport[] group, final int victim)
-    {
-        group[victim].close();
+        super(false);
     }
 }
