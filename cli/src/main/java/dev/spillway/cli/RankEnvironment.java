@@ -16,7 +16,7 @@ import java.util.Map;
 final class RankEnvironment
 {
     /** How many times the job was relaunched: 0 (the default) on the first launch. */
-    static final String INCARNATION_ENV = "SPILLWAY_INCARNATION";
+    static final String INCARNATION_ENV = TransportConfig.INCARNATION_ENV;
     /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
     static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
 

@@ -1,7 +1,9 @@
 package dev.spillway.ranks;
 
 import dev.spillway.Spillway;
+import dev.spillway.rdma.PeerEvent;
 import dev.spillway.rdma.PeerFailedException;
+import dev.spillway.rdma.PeerListener;
 import dev.spillway.rdma.Transport;
 
 import java.util.List;
@@ -15,14 +17,12 @@ import java.util.concurrent.CompletableFuture;
  */
 final class JobLoss
 {
-    private static final long WATCH_MS = 50;
-
     private final Transport transport;
     private final Spillway local;
     private final GlobalCheckpoints checkpoints;
     private final SubmissionCuts cuts;
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
-    private final Thread watcher;
+    private final PeerListener listener = this::onPeerEvent;
     private volatile RestartNeededException restart;
 
     JobLoss(final Transport transport, final Spillway local, final GlobalCheckpoints checkpoints,
@@ -32,9 +32,8 @@ final class JobLoss
         this.local = local;
         this.checkpoints = checkpoints;
         this.cuts = cuts;
-        this.watcher = new Thread(this::watch, "spillway-rank-" + transport.rank() + "-watch");
-        watcher.setDaemon(true);
-        watcher.start();
+        transport.addPeerListener(listener);
+        checkLost();
     }
 
     /** @return fails once any rank is lost, or the job must restart. */
@@ -51,31 +50,20 @@ final class JobLoss
 
     void close()
     {
-        watcher.interrupt();
+        transport.removePeerListener(listener);
     }
 
-    /** Fails {@link #future()} once the transport reports any peer lost. */
-    private void watch()
+    /** On the transport's event thread: a lost peer ends the job's waits, or calls for a restart. */
+    private void onPeerEvent(final PeerEvent event)
     {
-        try
+        if (event.kind() == PeerEvent.Kind.LOST)
         {
-            while (!lost.isDone())
-            {
-                if (checkLost())
-                {
-                    return;
-                }
-                Thread.sleep(WATCH_MS);
-            }
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
+            lost(event.rank(), event.reason());
         }
     }
 
-    /** @return whether a peer is lost, acting on the first found. */
-    private boolean checkLost()
+    /** Acts on the first peer already lost (one lost before the listener was added, or seen by a failed wait). */
+    private void checkLost()
     {
         for (int r = 0; r < transport.size(); r++)
         {
@@ -83,14 +71,17 @@ final class JobLoss
             if (reason != null)
             {
                 lost(r, reason);
-                return true;
+                return;
             }
         }
-        return false;
     }
 
     private void lost(final int peer, final String reason)
     {
+        if (lost.isDone())
+        {
+            return;
+        }
         if (checkpoints == null)
         {
             lost.completeExceptionally(new PeerFailedException(peer, "the job", reason));
