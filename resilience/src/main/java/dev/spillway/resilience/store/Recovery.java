@@ -48,7 +48,11 @@ final class Recovery
      */
     Manifest run(final List<Long> generations) throws IOException
     {
-        if (generations.isEmpty() && globalCut < 0)
+        if (globalCut != NEWEST)
+        {
+            return runGlobal(generations);
+        }
+        if (generations.isEmpty())
         {
             return null;
         }
@@ -80,14 +84,57 @@ final class Recovery
             }
         }
         attempts.finished();
-        if (globalCut >= 0)
-        {
-            throw new IOException("no verified generation of the job's global checkpoint (cut at global index " +
-                globalCut + ") in " + dir + ": " + String.join("; ", rejected));
-        }
-        log.accept("checkpoint: no " + (globalCut == NEWEST ? "verified generation" : "global checkpoint") + " in " +
-            dir + "; starting from the beginning");
+        log.accept("checkpoint: no verified generation in " + dir + "; starting from the beginning");
         return null;
+    }
+
+    /**
+     * Restores the generation of the job's global cut and no other. Newer generations are skipped unread, beyond
+     * their manifests; the one generation the job can use is never quarantined, since without it no rank can resume.
+     */
+    private Manifest runGlobal(final List<Long> generations) throws IOException
+    {
+        if (globalCut == Cut.LOCAL)
+        {
+            if (generations.isEmpty())
+            {
+                return null;
+            }
+            log.accept("checkpoint: the job has no global checkpoint yet; " + dir + " starts from the beginning");
+            return null;
+        }
+        for (final long generation : generations)
+        {
+            final Manifest manifest;
+            try
+            {
+                manifest = read(generation);
+            }
+            catch (final IOException e)
+            {
+                reject(generation, e.getMessage());
+                continue;
+            }
+            if (manifest.cut().globalIndex() != globalCut)
+            {
+                rejected.add("generation " + generation + " skipped: " + (manifest.cut().global() ? "its cut at " +
+                    "global index " + manifest.cut().globalIndex() + " is not the one every rank committed (index " +
+                    globalCut + "), which the job resumes from" : "not a cut every rank took"));
+                continue;
+            }
+            CrashPoints.hit(CrashPoints.RESTORE);
+            try
+            {
+                return verify(generation);
+            }
+            catch (final IOException e)
+            {
+                reject(generation, e.getMessage());
+                break;
+            }
+        }
+        throw new IOException("no verified generation of the job's global checkpoint (cut at global index " +
+            globalCut + ") in " + dir + ": " + (rejected.isEmpty() ? "none was found" : String.join("; ", rejected)));
     }
 
     /** @return the account of this recovery, for people. */
@@ -130,7 +177,7 @@ final class Recovery
         return verifyNanos / 1e9;
     }
 
-    private Manifest verify(final long generation) throws IOException
+    private Manifest read(final long generation) throws IOException
     {
         final Path file = Generations.manifest(dir, generation);
         final byte[] bytes;
@@ -148,12 +195,12 @@ final class Recovery
             throw new ManifestCorruptedException("manifest " + file.getFileName() + " records generation " +
                 manifest.generation());
         }
-        if (globalCut != NEWEST && manifest.cut().globalIndex() != globalCut)
-        {
-            throw new IOException(manifest.cut().global() ? "its cut at global index " +
-                manifest.cut().globalIndex() + " is not the one every rank committed (" + (globalCut < 0 ? "none" :
-                "index " + globalCut) + "), which the job resumes from" : "not a cut every rank took");
-        }
+        return manifest;
+    }
+
+    private Manifest verify(final long generation) throws IOException
+    {
+        final Manifest manifest = read(generation);
         try (BlockReader reader = new BlockReader(dir, verifyChecksums))
         {
             try

@@ -61,6 +61,21 @@ class GlobalCutRestoreTest
     }
 
     @Test
+    void theGlobalGenerationIsNeverQuarantined() throws IOException
+    {
+        threeGlobalCuts();
+        for (int crash = 0; crash < RestoreAttempts.LIMIT + 1; crash++)
+        {
+            RestoreAttempts.load(dir).begin(1);
+        }
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).globalCut(80).open())
+        {
+            assertEquals(80, store.restore(line -> { }).cut().globalIndex(),
+                "restores that crashed must not make the job's only usable generation unusable");
+        }
+    }
+
+    @Test
     void withoutAGlobalCheckpointTheRankStartsAfresh() throws IOException
     {
         threeGlobalCuts();
