@@ -32,7 +32,8 @@ record CrashSpec(int rank, String point, int hit, int incarnation)
                 at < 0 ? 0 : Integer.parseInt(spec.substring(at + 1)));
             if (c.rank < 0 || c.rank >= ranks || c.hit < 1 || c.incarnation < 0)
             {
-                throw new IllegalArgumentException(usage + " (rank in 0.." + (ranks - 1) + ", hit ≥ 1, incarnation ≥ 0)");
+                throw new IllegalArgumentException(usage + " (rank in 0.." + (ranks - 1) +
+                    ", hit ≥ 1, incarnation ≥ 0)");
             }
             return c;
         }

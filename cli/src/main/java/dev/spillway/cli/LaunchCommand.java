@@ -1,6 +1,5 @@
 package dev.spillway.cli;
 
-import dev.spillway.ranks.RestartNeededException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -73,13 +72,18 @@ final class LaunchCommand implements Callable<Integer>
                 recovery));
             if (outcome.status() == 0 || Interrupts.requested() || !outcome.restartAsked())
             {
+                if (outcome.status() != 0 && !outcome.lost().isEmpty() && maxRestarts > 0)
+                {
+                    System.err.println("spillway launch: not relaunched: rank " + outcome.lost() + " failed by " +
+                        "itself, not by a signal, and would fail again");
+                }
                 return outcome.status();
             }
             if (incarnation >= maxRestarts)
             {
                 System.err.println("spillway launch: the job stopped for a restart, but " + (maxRestarts == 0 ?
                     "--max-restarts is 0" : "all " + maxRestarts + " restarts (--max-restarts) are used"));
-                return outcome.status() == 0 ? RestartNeededException.EXIT_STATUS : outcome.status();
+                return outcome.status();
             }
             final long now = System.currentTimeMillis();
             recovery = outcome.recovery(now);

@@ -16,8 +16,10 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,6 +37,8 @@ final class LaunchedJob
     /** The variable that tells a relaunched rank how it was recovered: lost ranks and the times of the steps. */
     static final String RECOVERY_ENV = "SPILLWAY_RECOVERY";
     private static final long GRACE_MS = 15_000;
+    /** A process killed by signal S exits with 128 + S. */
+    private static final int SIGNAL_BASE = 128;
 
     private final int ranks;
     private final int incarnation;
@@ -44,7 +48,8 @@ final class LaunchedJob
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
     private final AtomicLong detectedMillis = new AtomicLong(Long.MAX_VALUE);
-    private final long[] exitMillis;
+    private final AtomicLongArray exitMillis;
+    private final List<CompletableFuture<Void>> exits = new ArrayList<>();
 
     /** @param recovery the {@link #RECOVERY_ENV} value for a relaunch, or null for the first launch. */
     LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
@@ -55,7 +60,7 @@ final class LaunchedJob
         this.command = command;
         this.crashes = crashes;
         this.recovery = recovery;
-        this.exitMillis = new long[ranks];
+        this.exitMillis = new AtomicLongArray(ranks);
     }
 
     /** @return the processes started so far, for an interrupt to stop; guarded by the list itself. */
@@ -96,7 +101,7 @@ final class LaunchedJob
                 processes.add(p);
             }
             final int rank = r;
-            p.onExit().thenRun(() -> exitMillis[rank] = System.currentTimeMillis());
+            exits.add(p.onExit().thenRun(() -> exitMillis.set(rank, System.currentTimeMillis())));
             System.err.println("spillway launch: rank " + r + " pid " + p.pid() + " incarnation " + incarnation);
             final String prefix = "[rank " + r + "] ";
             final boolean toOut = r == 0;
@@ -167,27 +172,29 @@ final class LaunchedJob
     {
         final List<Integer> lost = new ArrayList<>();
         boolean restartAsked = false;
+        boolean crashedOnly = true;
         long died = Long.MAX_VALUE;
         for (int r = 0; r < processes.size(); r++)
         {
             final Process p = processes.get(r);
             p.waitFor();
-            p.onExit().join();
+            exits.get(r).join();
             final int s = p.exitValue();
             restartAsked |= s == RestartNeededException.EXIT_STATUS;
             if (s != 0 && s != RestartNeededException.EXIT_STATUS)
             {
                 lost.add(r);
-                died = Math.min(died, exitMillis[r]);
+                crashedOnly &= s > SIGNAL_BASE;
+                died = Math.min(died, exitMillis.get(r));
             }
         }
-        return new Outcome(status, restartAsked, lost, died, detectedMillis.get());
+        return new Outcome(status, restartAsked && crashedOnly, lost, died, detectedMillis.get());
     }
 
     private static String describe(final int status)
     {
         return status == RestartNeededException.EXIT_STATUS ? " (it stopped for a restart)" :
-            status > 128 ? " (killed by signal " + (status - 128) + ")" : "";
+            status > SIGNAL_BASE ? " (killed by signal " + (status - SIGNAL_BASE) + ")" : "";
     }
 
     /** Copies lines of {@code in} to the stream {@code out} names when each is printed (silent after an interrupt). */
@@ -230,7 +237,9 @@ final class LaunchedJob
      * How an incarnation ended.
      *
      * @param status         the first failing rank's exit status, or 0.
-     * @param restartAsked   whether a rank stopped for a restart.
+     * @param restartAsked   whether a rank stopped for a restart and every other failed rank died by a signal (killed
+     *                       or crashed): a rank that failed by itself (a task error, a refused restore) would fail
+     *                       again, so the job is not relaunched.
      * @param lost           ranks that failed otherwise (killed, crashed).
      * @param diedMillis     when the first of them exited, or {@link Long#MAX_VALUE}.
      * @param detectedMillis when the first rank learnt that the job must restart, or {@link Long#MAX_VALUE}.

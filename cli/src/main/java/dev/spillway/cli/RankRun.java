@@ -63,7 +63,8 @@ final class RankRun
             {
                 throw e;
             }
-            System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis());
+            System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis() + " lost=" +
+                restart.lostRanks());
             return RestartNeededException.EXIT_STATUS;
         }
         final List<RankFigures> all = RankFigures.gather(transport, figures);

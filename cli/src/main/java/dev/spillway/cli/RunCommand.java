@@ -8,6 +8,7 @@ import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportException;
 import dev.spillway.cli.report.UtilisationReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -149,7 +150,8 @@ final class RunCommand implements Callable<Integer>
         }
         catch (final RuntimeException e)
         {
-            final String lost = transport == null || checkpointDir == null ? null : lostPeer(transport);
+            final String lost = transport == null || checkpointDir == null || !fromTransport(e) ? null :
+                lostPeer(transport);
             if (lost == null)
             {
                 throw e;
@@ -266,6 +268,19 @@ final class RunCommand implements Callable<Integer>
             System.err.println("spillway: report written to " + report);
         }
         return RunSummary.verdict(result);
+    }
+
+    /** @return whether {@code e} or a cause of it is a transport's failure (a lost peer, a timeout). */
+    private static boolean fromTransport(final Throwable e)
+    {
+        for (Throwable t = e; t != null; t = t.getCause())
+        {
+            if (t instanceof TransportException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return which peer of {@code transport} is lost, and why, or null while all are alive. */

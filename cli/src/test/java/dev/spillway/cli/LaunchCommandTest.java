@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RankChildSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +26,7 @@ class LaunchCommandTest
     @Test
     void threeLocalRanksGiveTheSingleRankResult() throws Exception
     {
-        dev.spillway.ranks.RankChildSupport.requireUcx();
+        RankChildSupport.requireUcx();
         final String[] lu = {"lu", "--n", "384", "--tile", "64", "--workers", "1", "--dram", "4m", "--pivoting"};
         assertEquals(0, SpillwayCli.commandLine().execute(args("run", lu, "one")));
         assertEquals(0, SpillwayCli.commandLine().execute(args("launch -n 3 run", lu, "three")));
@@ -45,7 +46,7 @@ class LaunchCommandTest
     @Test
     void checkpointsOnSeveralRanksKeepTheResultAndADirectoryPerRank() throws Exception
     {
-        dev.spillway.ranks.RankChildSupport.requireUcx();
+        RankChildSupport.requireUcx();
         final Path ckpt = dir.resolve("c");
         final String[] lu = {"lu", "--n", "256", "--tile", "64", "--workers", "1", "--dram", "1m"};
         final String[] checkpointed = {"lu", "--n", "256", "--tile", "64", "--workers", "1", "--dram", "1m",

@@ -3,6 +3,7 @@ package dev.spillway.ranks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.TransportConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,8 @@ class RankRelaunchTest
     private static final List<String> STENCIL = List.of("run", "stencil", "--grid", "64,64,64", "--tile", "16",
         "--sweeps", "3", "--steps", "3", "--workers", "1", "--dram", "1m", "--checkpoint-every", "25");
     private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.randomKills", 20);
+    /** The transport's failure timeout plus 1 s: the most detection may take (the bound). */
+    private static final double DETECTION_LIMIT_S = TransportConfig.DEFAULT_FAILURE_TIMEOUT.toMillis() / 1e3 + 1;
     private static final Map<List<String>, JsonNode> REFERENCE = new HashMap<>();
 
     @TempDir
@@ -85,13 +88,18 @@ class RankRelaunchTest
     @Test
     void survivesAKillDuringTheRestore() throws Exception
     {
-        relaunchedEqualsReference(LU, "2:" + CrashPoints.IN_TASK + ":40", "1:" + CrashPoints.RESTORE + ":1@1");
+        final JsonNode recovery = relaunchedEqualsReference(LU, "2:" + CrashPoints.IN_TASK + ":40",
+            "1:" + CrashPoints.RESTORE + ":1@1");
+        assertTrue(recovery.get("restored_global_index").isNumber(), "a restore was killed, so one ran: " + recovery);
     }
 
     @Test
     void survivesTwoKillsInARow() throws Exception
     {
-        relaunchedEqualsReference(LU, "1:" + CrashPoints.IN_TASK + ":30", "0:" + CrashPoints.IN_TASK + ":60@1");
+        final JsonNode recovery = relaunchedEqualsReference(LU, "1:" + CrashPoints.IN_TASK + ":30",
+            "0:" + CrashPoints.IN_TASK + ":60@1");
+        assertTrue(recovery.get("restored_global_index").isNumber(), "rank 0's 60th task comes after a global " +
+            "checkpoint, which the second relaunch restores: " + recovery);
     }
 
     @ParameterizedTest
@@ -117,7 +125,8 @@ class RankRelaunchTest
         relaunchedEqualsReference(LU, victim + ":" + CrashPoints.IN_TASK + ":" + hit);
     }
 
-    private void relaunchedEqualsReference(final List<String> run, final String... specs) throws Exception
+    /** @return rank 0's {@code recovery} object, checked against the failure-free run and the kills. */
+    private JsonNode relaunchedEqualsReference(final List<String> run, final String... specs) throws Exception
     {
         final List<String> args = new ArrayList<>(List.of("--max-restarts", Integer.toString(specs.length + 1)));
         for (final String spec : specs)
@@ -138,10 +147,18 @@ class RankRelaunchTest
         assertEquals(List.of(lastVictim), ints(recovery.get("lost_ranks")), recovery.toString());
         for (final String part : List.of("detection", "relaunch", "restore", "reexecution"))
         {
-            assertTrue(recovery.get("recovery_s").get(part).asDouble() >= 0, part + ": " + recovery);
+            assertTrue(recovery.get("recovery_s").get(part).isNumber(), part + " was not measured: " + recovery);
         }
+        assertTrue(recovery.get("recovery_s").get("detection").asDouble() <= DETECTION_LIMIT_S,
+            "a SIGKILL closes the victim's connections, so survivors see it at once: " + recovery);
+        assertEquals(recovery.get("restored_global_index").isNumber(), launch.json.get("restored_generation")
+            .asLong() >= 0, "rank 0 restored a generation exactly when the job had a global checkpoint: " +
+            launch.json);
+        assertFalse(launch.child.stderr().contains("spillway launch: killing rank"),
+            "every survivor stopped by itself, none had to be killed:\n" + launch.child.output());
         assertFalse(Files.exists(dir.resolve("ckpt").resolve(GlobalCheckpoints.RECORD)),
             "a completed job leaves no global commit record");
+        return recovery;
     }
 
     private static List<Integer> ints(final JsonNode array)

@@ -9,9 +9,11 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 import static java.lang.System.Logger.Level.DEBUG;
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The small messages of the checkpoint protocol: one number each, carried in the header's {@code seq}, handled in
@@ -31,13 +33,33 @@ final class CutMessages
     private final Transport transport;
     private final Executor executor;
     private final BooleanSupplier stopped;
+    private final Consumer<String> failed;
 
-    /** @param stopped true once no message is to be handled any more. */
-    CutMessages(final Transport transport, final Executor executor, final BooleanSupplier stopped)
+    /**
+     * @param stopped true once no message is to be handled any more.
+     * @param failed  told why the protocol cannot go on (a handler threw): the job must restart.
+     */
+    CutMessages(final Transport transport, final Executor executor, final BooleanSupplier stopped,
+        final Consumer<String> failed)
     {
         this.transport = transport;
         this.executor = executor;
         this.stopped = stopped;
+        this.failed = failed;
+    }
+
+    /** Runs {@code step} of the protocol; a failure is logged and stops the job for a restart. */
+    void guarded(final String what, final Runnable step)
+    {
+        try
+        {
+            step.run();
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(WARNING, "spillway: checkpoint protocol: " + what + " failed: " + e);
+            failed.accept("its checkpoint protocol failed (" + what + ": " + e.getMessage() + ")");
+        }
     }
 
     Transport transport()
@@ -78,7 +100,7 @@ final class CutMessages
             }
             if (e == null)
             {
-                handler.accept(m.header().seq());
+                guarded("handling message " + tag + " from rank " + source, () -> handler.accept(m.header().seq()));
             }
             if (e == null || unwrap(e) instanceof TransportTimeoutException)
             {

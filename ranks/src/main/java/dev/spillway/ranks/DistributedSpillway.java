@@ -92,7 +92,11 @@ public final class DistributedSpillway implements TaskRuntime
         loss.restartNeeded(why, lostRank);
     }
 
-    /** Holds this rank's further submissions until {@link #cutAt}; @return how many tasks it submitted so far. */
+    /**
+     * Holds this rank's further submissions until {@link #cutAt}.
+     *
+     * @return how many tasks it submitted so far.
+     */
     long holdSubmissions()
     {
         return cuts.hold();
@@ -229,6 +233,7 @@ public final class DistributedSpillway implements TaskRuntime
             return;
         }
         boolean complete = false;
+        final boolean sawSuccess = awaitedAll;
         try
         {
             if (loss.restart() == null && awaitedAll)
@@ -245,6 +250,11 @@ public final class DistributedSpillway implements TaskRuntime
         {
             checkpoints.close();
             local.close(complete && loss.restart() == null ? CloseMode.DRAIN : CloseMode.CANCEL);
+        }
+        if (sawSuccess && loss.restart() != null)
+        {
+            // The loss came after the caller's last awaitAll() succeeded: it has not heard of it.
+            throw loss.restart();
         }
     }
 
@@ -263,6 +273,11 @@ public final class DistributedSpillway implements TaskRuntime
     private TaskHandle submit(final String name, final TaskBody body, final Data[] data, final Privilege[] privileges,
         final int priority)
     {
+        final RestartNeededException restart = loss.restart();
+        if (restart != null)
+        {
+            throw restart;
+        }
         synchronized (submitLock)
         {
             awaitedAll = false;

@@ -164,7 +164,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             t.setDaemon(true);
             return t;
         });
-        messages = new CutMessages(transport, executor, () -> stopped);
+        messages = new CutMessages(transport, executor, () -> stopped, why -> runtime.restartNeeded(why, -1));
         final int coordinator = DistributedSpillway.ROOT;
         if (transport.rank() == coordinator)
         {
@@ -185,7 +185,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
                 {
                     if (!stopped)
                     {
-                        agreement.maybePropose();
+                        messages.guarded("proposing a cut", agreement::maybePropose);
                     }
                 }, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
             }
@@ -193,8 +193,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         else
         {
             messages.listen(coordinator, CutMessages.GLOBAL_TAG, this::globalCommitted);
-            messages.listen(coordinator, CutMessages.PROPOSE_TAG, ignored -> messages.send(coordinator, CutMessages.COUNT_TAG,
-                runtime.holdSubmissions()));
+            messages.listen(coordinator, CutMessages.PROPOSE_TAG, ignored -> messages.send(coordinator,
+                CutMessages.COUNT_TAG, runtime.holdSubmissions()));
             messages.listen(coordinator, CutMessages.DECIDE_TAG, runtime::cutAt);
         }
     }

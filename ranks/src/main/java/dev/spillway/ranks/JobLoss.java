@@ -110,14 +110,20 @@ final class JobLoss
                 "job resumes from its newest global checkpoint (" + (checkpoints.globallyCommitted() < 0 ?
                 "none yet" : "the cut at global index " + checkpoints.globallyCommitted()) + ") when started again " +
                 "with a higher SPILLWAY_INCARNATION", lostRank < 0 ? List.of() : List.of(lostRank),
-                System.currentTimeMillis(), null);
+                System.currentTimeMillis());
             restart = e;
         }
-        cuts.release();
-        System.err.println("spillway: " + e.getMessage());
-        lost.completeExceptionally(e);
-        local.stopCheckpoints();
-        local.cancelAll();
+        // Not on the caller's thread: it may be the IO thread, whose own ring the cancellation goes through.
+        final Thread stop = new Thread(() ->
+        {
+            cuts.release();
+            System.err.println("spillway: " + e.getMessage());
+            lost.completeExceptionally(e);
+            local.stopCheckpoints();
+            local.cancelAll();
+        }, "spillway-rank-" + transport.rank() + "-restart");
+        stop.setDaemon(true);
+        stop.start();
     }
 
     /** @return {@code e}, or with checkpoints, once a peer is lost, the restart it calls for. */
@@ -132,7 +138,10 @@ final class JobLoss
         {
             return e;
         }
-        r.addSuppressed(e);
+        if (e != r)
+        {
+            r.addSuppressed(e);
+        }
         return r;
     }
 }

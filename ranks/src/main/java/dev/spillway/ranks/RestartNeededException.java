@@ -16,10 +16,9 @@ public final class RestartNeededException extends RuntimeException
     private final List<Integer> lostRanks;
     private final long detectedMillis;
 
-    RestartNeededException(final String message, final List<Integer> lostRanks, final long detectedMillis,
-        final Throwable cause)
+    RestartNeededException(final String message, final List<Integer> lostRanks, final long detectedMillis)
     {
-        super(message, cause);
+        super(message);
         this.lostRanks = List.copyOf(lostRanks);
         this.detectedMillis = detectedMillis;
     }

@@ -5,7 +5,8 @@ import dev.spillway.Spillway;
 /**
  * Where this rank's submissions stand against the job's cuts: the global index of the next task (the same on every
  * rank), the index of the next cut, and whether submissions are held while the ranks agree on one. Every method runs
- * under the runtime's submission lock, which it is given; {@link #hold} and {@link #cutAt} take it themselves.
+ * under the runtime's submission lock, which it is given; {@link #hold}, {@link #cutAt} and {@link #release} take it
+ * themselves.
  */
 final class SubmissionCuts
 {
@@ -28,7 +29,11 @@ final class SubmissionCuts
         this.nextCut = checkpoints == null ? Long.MAX_VALUE : checkpoints.firstCut();
     }
 
-    /** Before a task: waits while submissions are held, cuts if one is due. @return the task's global index. */
+    /**
+     * Before a task: waits while submissions are held, cuts if one is due.
+     *
+     * @return the task's global index.
+     */
     long begin()
     {
         waitWhileHeld();
@@ -42,7 +47,11 @@ final class SubmissionCuts
         cutIfDue();
     }
 
-    /** Holds further submissions until {@link #cutAt}; @return how many tasks were submitted so far. */
+    /**
+     * Holds further submissions until {@link #cutAt}.
+     *
+     * @return how many tasks were submitted so far.
+     */
     long hold()
     {
         synchronized (lock)
@@ -61,6 +70,11 @@ final class SubmissionCuts
             lock.notifyAll();
             if (index >= 0)
             {
+                if (index < globalIndex)
+                {
+                    throw new IllegalStateException("the ranks agreed to cut at global index " + index + ", but " +
+                        "this rank had submitted " + globalIndex + " tasks: it submitted while held");
+                }
                 nextCut = index;
                 cutIfDue();
             }

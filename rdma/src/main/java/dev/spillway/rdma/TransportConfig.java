@@ -74,7 +74,8 @@ public final class TransportConfig
         maxPendingHandshakes = b.maxPendingHandshakes;
         if (size < 1 || rank < 0 || rank >= size)
         {
-            throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " (size " + size + ")");
+            throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " (size " + size +
+                ")");
         }
         if (size > MAX_SIZE)
         {

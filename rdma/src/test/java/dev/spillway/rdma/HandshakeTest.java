@@ -14,6 +14,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -120,7 +121,8 @@ final class HandshakeTest
     @Test
     void aServerThatIsNoCoordinatorIsNamed() throws Exception
     {
-        coordinatorEnd.getOutputStream().write("HTTP/1.1 400 Bad Request\r\n\r\n....".getBytes(StandardCharsets.US_ASCII));
+        coordinatorEnd.getOutputStream()
+            .write("HTTP/1.1 400 Bad Request\r\n\r\n....".getBytes(StandardCharsets.US_ASCII));
         coordinatorEnd.shutdownOutput();
         final AuthenticationException e = assertThrows(AuthenticationException.class,
             () -> join(new Handshake(SECRET, 2), 1));
@@ -214,7 +216,7 @@ final class HandshakeTest
     }
 
     /** A thread per task: the common pool may have a single thread on a small machine. */
-    private static java.util.concurrent.Executor runner()
+    private static Executor runner()
     {
         return task ->
         {

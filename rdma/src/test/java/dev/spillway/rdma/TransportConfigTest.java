@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,7 +60,7 @@ final class TransportConfigTest
         final Map<String, String> env = Map.of("SPILLWAY_RANK", "1", "SPILLWAY_SIZE", "2",
             "SPILLWAY_COORDINATOR", "127.0.0.1:4567", "SPILLWAY_SECRET", SECRET);
         assertEquals(0, TransportConfig.fromEnvironment(env).build().incarnation());
-        final Map<String, String> relaunched = new java.util.HashMap<>(env);
+        final Map<String, String> relaunched = new HashMap<>(env);
         relaunched.put("SPILLWAY_INCARNATION", "3");
         final TransportConfig c = TransportConfig.fromEnvironment(relaunched).build();
         assertEquals(3, c.incarnation());

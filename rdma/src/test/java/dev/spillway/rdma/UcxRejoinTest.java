@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spillway.rdma.Collectives.await;
@@ -122,7 +123,7 @@ final class UcxRejoinTest
     }
 
     /** A thread per task: the common pool may have a single thread on a small machine. */
-    private static java.util.concurrent.Executor runner()
+    private static Executor runner()
     {
         return task ->
         {

@@ -42,7 +42,8 @@ final class UcxSecurityTest
             final AuthenticationException refused = assertThrows(AuthenticationException.class,
                 () -> UcxTransport.open(impostor));
             assertTrue(refused.getMessage().contains("refused"), refused.getMessage());
-            try (UcxTransport genuine = UcxTransport.open(Ucx.config(1, 2, coordinator, Duration.ofSeconds(10)).build());
+            try (UcxTransport genuine = UcxTransport.open(Ucx.config(1, 2, coordinator, Duration.ofSeconds(10))
+                .build());
                 UcxTransport zero = rank0.get(20, TimeUnit.SECONDS))
             {
                 final ByteBuffer dst = ByteBuffer.allocateDirect(8);

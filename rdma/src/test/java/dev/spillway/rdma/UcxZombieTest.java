@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.spillway.rdma.Collectives.await;
@@ -60,7 +61,8 @@ final class UcxZombieTest
             final Transport[] t = {joined(zero, "rank 0"), null, joined(two, "rank 2")};
             survivors.add(t[0]);
             survivors.add(t[2]);
-            final TransportContract.Heard[] heard = {new TransportContract.Heard(), null, new TransportContract.Heard()};
+            final TransportContract.Heard[] heard =
+                {new TransportContract.Heard(), null, new TransportContract.Heard()};
             for (final int s : TickingPeerProcess.PEERS)
             {
                 t[s].addPeerListener(heard[s]);
@@ -174,7 +176,7 @@ final class UcxZombieTest
         {
             return opening.get(Ucx.CONNECT_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
         }
-        catch (final java.util.concurrent.TimeoutException ex)
+        catch (final TimeoutException ex)
         {
             throw new AssertionError(what + " did not finish the rendezvous within " +
                 Ucx.CONNECT_TIMEOUT.multipliedBy(2), ex);
