@@ -13,6 +13,7 @@ import java.util.Map;
  * {@code launch} passes in {@code SPILLWAY_RECOVERY}; restore and re-execution are the slowest rank's. Detection runs
  * from the launcher's sight of the death to the first survivor's; a SIGKILL closes the dead rank's connections at
  * once, so survivors may see it a few milliseconds before the launcher does: such a detection counts as 0.
+ * Without a global checkpoint to restore, the whole job ran again: re-execution (and the total) are then null.
  */
 final class Recovery
 {
@@ -39,12 +40,14 @@ final class Recovery
         final Double detection = seen == null ? null : Math.max(0, seen);
         final Double relaunch = between(fields.get("detected_ms"), Long.toString(startMillis));
         final double restore = ranks.stream().mapToDouble(RankFigures::restoreS).max().orElse(0);
-        final double reexecution = ranks.stream().mapToDouble(RankFigures::reexecuteS).max().orElse(0);
+        // Without a global checkpoint the whole job ran again, and no rank knows how far its last run had come.
+        final Double reexecution = checkpoints.restoredIndex() < 0 ? null :
+            ranks.stream().mapToDouble(RankFigures::reexecuteS).max().orElse(0);
         seconds.put("detection", detection);
         seconds.put("relaunch", relaunch);
         seconds.put("restore", restore);
         seconds.put("reexecution", reexecution);
-        seconds.put("total", detection == null || relaunch == null ? null :
+        seconds.put("total", detection == null || relaunch == null || reexecution == null ? null :
             detection + relaunch + restore + reexecution);
         out.put("recovery_s", seconds);
         return out;

@@ -378,7 +378,8 @@ final class Checkpointer
         {
             metrics.heldEnds(t);
         }
-        userFinished++;
+        // Only work done counts: a run stopped for a restart cancels its backlog, which is not progress.
+        userFinished += ok ? 1 : 0;
         failed |= !ok;
         generation.userFinished(t, ok);
         metrics.userFinished(userFinished);
