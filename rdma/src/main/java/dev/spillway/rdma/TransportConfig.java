@@ -32,6 +32,8 @@ public final class TransportConfig
     public static final String SECRET_ENV = "SPILLWAY_SECRET";
     /** Shortest accepted secret, in bytes. */
     public static final int MIN_SECRET_BYTES = 16;
+    /** How long a peer may be silent before it is declared lost, unless {@link Builder#failureTimeout} says. */
+    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
 
     private final int rank;
     private final int size;
@@ -256,7 +258,7 @@ public final class TransportConfig
         private boolean allowNonLoopback;
         private Duration connectTimeout = Duration.ofSeconds(30);
         private Duration operationTimeout = Duration.ofSeconds(30);
-        private Duration failureTimeout = Duration.ofSeconds(5);
+        private Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
         private Duration idleMaxPark = Duration.ofNanos(50_000);
         private boolean peerErrorHandling = true;
         private Duration handshakeTimeout = Duration.ofSeconds(5);
