@@ -6,16 +6,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code spillway bench checkpoint}: out-of-core LU run back to back in child JVMs under one memory cap: without
@@ -63,16 +60,24 @@ final class CheckpointBench implements Callable<Integer>
         final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-checkpoint"));
         final long dataBytes = (long)n * n * Double.BYTES;
         final long budget = new DramSize.Converter().convert(dram).of(dataBytes);
-        final long cap = budget + allowance;
+        final CheckpointRuns runs = new CheckpointRuns(base, n, tile, dram, budget, allowance, w, mtbf);
+        final long cap = runs.cap();
+        final String noCap = MemoryCgroup.unavailableReason();
+        if (noCap != null)
+        {
+            System.err.println("spillway: WARNING: " + noCap + ": every run is UNCAPPED, so the page cache can hold " +
+                "the data and the runs are less out of core than their budget says");
+        }
+        runs.clearCheckpoints();
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
             tile, ByteSize.format(budget), w, mtbf, ByteSize.format(cap));
-        final JsonNode none = child(base, "none", List.of(), cap, w, -1);
-        final JsonNode semi = child(base, "semi-blocking", ckpt(base, "semi", "auto", "semi_blocking"), cap, w, -1);
+        final JsonNode none = runs.single("none", List.of(), -1);
+        final JsonNode semi = runs.single("semi-blocking", runs.checkpoints("semi", "auto", "semi_blocking"), -1);
         final String tau = realisedInterval(semi);
-        final JsonNode blocking = child(base, "blocking", ckpt(base, "blocking", tau + "s", "blocking"), cap, w, -1);
+        final JsonNode blocking = runs.single("blocking", runs.checkpoints("blocking", tau + "s", "blocking"), -1);
         final long killAt = (long)(700 * (none.get("time_s").asDouble() + none.get("init_s").asDouble()));
-        child(base, "killed", ckpt(base, "recovery", tau + "s", "semi_blocking"), cap, w, killAt);
-        final JsonNode resumed = child(base, "resumed", ckpt(base, "recovery", tau + "s", "semi_blocking"), cap, w, -1);
+        runs.single("killed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), killAt);
+        final JsonNode resumed = runs.single("resumed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), -1);
 
         final double t0 = none.get("time_s").asDouble();
         final Map<String, Object> out = new LinkedHashMap<>();
@@ -127,61 +132,5 @@ final class CheckpointBench implements Callable<Integer>
         final double seconds = (semi.get("init_s").asDouble() + semi.get("time_s").asDouble()) /
             (semi.get("checkpoints").asInt() + 1);
         return String.format(Locale.ROOT, "%.3f", seconds);
-    }
-
-    private List<String> ckpt(final Path base, final String name, final String every, final String mode)
-    {
-        final List<String> args = new ArrayList<>(List.of("--checkpoint-dir", base.resolve("ckpt-" + name).toString(),
-            "--checkpoint-every", every, "--checkpoint-mode", mode));
-        if ("auto".equals(every))
-        {
-            args.addAll(List.of("--mtbf", Double.toString(mtbf)));
-        }
-        return args;
-    }
-
-    /** Runs {@code run lu} in a child under the cap; kills it with SIGKILL after {@code killAfterMillis} if >= 0. */
-    private JsonNode child(final Path base, final String label, final List<String> extra, final long cap,
-        final int w, final long killAfterMillis) throws IOException, InterruptedException
-    {
-        final Path result = base.resolve(label + ".json");
-        final Path log = base.resolve(label + ".log");
-        Files.deleteIfExists(result);
-        final List<String> cmd = ChildJvm.command("160m", List.of("run", "lu", "--n", Integer.toString(n), "--tile",
-            Integer.toString(tile), "--dram", dram, "--workers", Integer.toString(w), "--dir",
-            base.resolve("spill").toString(), "--json", result.toString()));
-        cmd.addAll(extra);
-        final boolean capped = MemoryCgroup.unavailableReason() == null;
-        System.err.printf("spillway: %-14s ... ", label);
-        if (capped)
-        {
-            MemoryCgroup.dropCaches();
-        }
-        try (MemoryCgroup group = capped ? MemoryCgroup.create("spillway-ckpt-" + ProcessHandle.current().pid() + "-" +
-            label, cap) : null)
-        {
-            final Process p = new ProcessBuilder(capped ? group.wrap(cmd) : cmd).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-            if (killAfterMillis >= 0)
-            {
-                if (!p.waitFor(killAfterMillis, TimeUnit.MILLISECONDS))
-                {
-                    p.destroyForcibly().waitFor();
-                    System.err.printf("killed with SIGKILL after %.1f s%n", killAfterMillis / 1e3);
-                    return null;
-                }
-                throw new IllegalStateException("the run to kill ended before " + killAfterMillis + " ms; see " + log);
-            }
-            if (!p.waitFor(3600, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(result))
-            {
-                p.destroyForcibly();
-                throw new IllegalStateException(label + " run failed; see " + log);
-            }
-        }
-        final JsonNode r = mapper.readTree(result.toFile());
-        System.err.printf(Locale.ROOT, "%.2f s%s%n", r.get("time_s").asDouble(), r.has("checkpoints") ?
-            String.format(Locale.ROOT, ", %d checkpoints, held %.3f s", r.get("checkpoints").asInt(),
-                r.get("checkpoint_block_s").asDouble()) : "");
-        return r;
     }
 }
