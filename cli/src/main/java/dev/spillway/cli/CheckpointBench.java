@@ -3,8 +3,12 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,20 +21,26 @@ import java.util.concurrent.Callable;
 /**
  * {@code spillway bench checkpoint}: out-of-core LU run back to back in child JVMs under one memory cap: without
  * checkpoints, with semi-blocking checkpoints at the automatic interval, with blocking checkpoints at that same
- * interval, and once killed with SIGKILL and resumed, to time recovery.
+ * interval, and once killed with SIGKILL and resumed, to time recovery. With {@code --ranks R}, one rank against R
+ * ranks instead ({@link RankCheckpointBench}).
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Checkpoint overhead (semi-blocking vs blocking, automatic interval) and recovery time on " +
-        "out-of-core LU.")
+        "out-of-core LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after " +
+        "one is killed.")
 final class CheckpointBench implements Callable<Integer>
 {
+    @Spec
+    private CommandSpec spec;
+
     @Option(names = "--n", defaultValue = "16384", description = "LU order (default: ${DEFAULT-VALUE}).")
     private int n;
 
     @Option(names = "--tile", defaultValue = "1024", description = "Tile edge (default: ${DEFAULT-VALUE}).")
     private int tile;
 
-    @Option(names = "--dram", defaultValue = "25%", description = "DRAM budget (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--dram", defaultValue = "25%", description = "DRAM budget of a run, and of each rank " +
+        "(default: ${DEFAULT-VALUE}).")
     private String dram;
 
     @Option(names = "--mtbf", defaultValue = "3600", description = "MTBF in seconds for the automatic interval " +
@@ -41,7 +51,8 @@ final class CheckpointBench implements Callable<Integer>
     private Integer workers;
 
     @Option(names = "--allowance", converter = ByteSize.class, defaultValue = "320m",
-        description = "DRAM allowed to each child beyond the budget (default: ${DEFAULT-VALUE}).")
+        description = "DRAM allowed to each child JVM, and to each rank, beyond the budget (default: " +
+            "${DEFAULT-VALUE}).")
     private long allowance;
 
     @Option(names = "--dir", defaultValue = "spillway-data", description = "Spill and checkpoint directory " +
@@ -51,11 +62,29 @@ final class CheckpointBench implements Callable<Integer>
     @Option(names = "--json", paramLabel = "FILE", description = "Write the figures to FILE as JSON.")
     private Path json;
 
+    @Option(names = "--ranks", paramLabel = "R", defaultValue = "1",
+        description = {"With R > 1, compare the overhead of one rank with that of R ranks (launch -n R) holding the " +
+            "same data each (LU order n·√R, rounded to a tile multiple, the same DRAM budget per rank), both " +
+            "checkpointing every τ s, the interval the automatic one realised in a single run; then kill rank 1 " +
+            "halfway and time the job's restart (launch --max-restarts 1) in four parts (default: " +
+            "${DEFAULT-VALUE}: one rank, semi-blocking vs blocking and a single-rank recovery).",
+            "The launcher and its ranks share one memory cgroup capped at R times a single run's cap; ranks need UCX."})
+    private int ranks;
+
     private final ObjectMapper mapper = new ObjectMapper();
 
     @Override
     public Integer call() throws Exception
     {
+        if (ranks < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--ranks must be at least 1, got " + ranks);
+        }
+        final String noUcx = ranks > 1 ? UcxTransport.unavailableReason() : null;
+        if (noUcx != null)
+        {
+            throw new IllegalStateException("--ranks " + ranks + " launches ranks, which need UCX: " + noUcx);
+        }
         final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
         final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-checkpoint"));
         final long dataBytes = (long)n * n * Double.BYTES;
@@ -69,6 +98,10 @@ final class CheckpointBench implements Callable<Integer>
                 "the data and the runs are less out of core than their budget says");
         }
         runs.clearCheckpoints();
+        if (ranks > 1)
+        {
+            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, noCap == null).run(json);
+        }
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
             tile, ByteSize.format(budget), w, mtbf, ByteSize.format(cap));
         final JsonNode none = runs.single("none", List.of(), -1);
@@ -127,7 +160,7 @@ final class CheckpointBench implements Callable<Integer>
      * The interval the semi-blocking run actually used (its run time over checkpoints plus one), so the blocking run
      * takes as many checkpoints even when the automatic interval, recomputed after the first, outgrows the run.
      */
-    private static String realisedInterval(final JsonNode semi)
+    static String realisedInterval(final JsonNode semi)
     {
         final double seconds = (semi.get("init_s").asDouble() + semi.get("time_s").asDouble()) /
             (semi.get("checkpoints").asInt() + 1);

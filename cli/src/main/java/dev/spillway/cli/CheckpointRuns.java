@@ -12,18 +12,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The runs of {@code bench checkpoint}: out-of-core LU with {@code run lu} in one child JVM under its memory cap
- * ({@link CappedChild}), with its output in {@code LABEL.log} and its figures read back from {@code LABEL.json} in the
- * base directory. Each figure set gains {@code cgroup_peak_bytes}: the most DRAM the capped processes used at once (-1
- * uncapped).
+ * The runs of {@code bench checkpoint}: out-of-core LU with {@code run lu} in one child JVM, or with
+ * {@code launch -n R run lu} (the launcher and its ranks together), each under its memory cap ({@link CappedChild}),
+ * with its output in {@code LABEL.log} and its figures read back from {@code LABEL.json} in the base directory. Each
+ * figure set gains {@code cgroup_peak_bytes}: the most DRAM the capped processes used at once (-1 uncapped).
  */
 final class CheckpointRuns
 {
-    /** The heap of a run's JVM. */
+    /** The heap of a single run's JVM, and of the launcher's, which its ranks get too. */
     private static final String HEAP = "160m";
+    private static final Pattern CRASHPOINT = Pattern.compile("CRASHPOINT \\S+ (\\d+)");
 
     private final Path base;
     private final int n;
@@ -39,7 +43,7 @@ final class CheckpointRuns
      * @param base      the directory of spill files, checkpoints, logs and figures.
      * @param n         the single run's LU order.
      * @param dram      the single run's {@code --dram}.
-     * @param budget    the budget that makes, for order n.
+     * @param budget    the budget that makes, for order n; each rank gets it too.
      * @param allowance DRAM allowed to each JVM beyond the budget.
      */
     CheckpointRuns(final Path base, final int n, final int tile, final String dram, final long budget,
@@ -55,7 +59,7 @@ final class CheckpointRuns
         this.mtbf = mtbf;
     }
 
-    /** @return the cap of a run: its budget plus the allowance. */
+    /** @return the cap of a single run (its budget plus the allowance); a job of R ranks gets R times it. */
     long cap()
     {
         return budget + allowance;
@@ -114,6 +118,44 @@ final class CheckpointRuns
         }
     }
 
+    /**
+     * Runs {@code launch -n RANKS LAUNCH... run lu} of order {@code order} with {@code extra} flags and the single
+     * run's budget on each rank, the launcher and its ranks under one cap of {@code ranks} times {@link #cap()}. With
+     * {@code killAtCrashPoint}, the rank that prints {@code CRASHPOINT POINT PID} (see {@code launch --crash-at}) is
+     * killed with SIGKILL at once, and the figures gain {@code killed_pid}.
+     *
+     * @return rank 0's figures (of the last incarnation).
+     */
+    JsonNode ranks(final String label, final int ranks, final int order, final List<String> launch,
+        final List<String> extra, final boolean killAtCrashPoint) throws IOException, InterruptedException
+    {
+        final List<String> args = new ArrayList<>(List.of("launch", "-n", Integer.toString(ranks)));
+        args.addAll(launch);
+        args.addAll(lu(label, order, Long.toString(budget)));
+        args.addAll(extra);
+        final AtomicLong killed = new AtomicLong(-1);
+        final Consumer<String> lines = !killAtCrashPoint ? null : line ->
+        {
+            final Matcher m = CRASHPOINT.matcher(line);
+            if (m.find() && killed.compareAndSet(-1, Long.parseLong(m.group(1))))
+            {
+                ProcessHandle.of(killed.get()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        };
+        System.err.printf("spillway: %-14s ... ", label);
+        final ObjectNode r;
+        try (CappedChild child = start(label, ranks * cap(), ChildJvm.command(HEAP, args), lines))
+        {
+            r = finish(label, child);
+        }
+        if (killAtCrashPoint && killed.get() < 0)
+        {
+            throw new IllegalStateException(label + ": no rank reached its crash point, so none was killed; see " +
+                log(label));
+        }
+        return killAtCrashPoint ? r.put("killed_pid", killed.get()) : r;
+    }
+
     private CappedChild start(final String label, final long cap, final List<String> cmd,
         final Consumer<String> lines) throws IOException, InterruptedException
     {
@@ -131,9 +173,11 @@ final class CheckpointRuns
         }
         final ObjectNode r = (ObjectNode)mapper.readTree(result(label).toFile());
         r.put("cgroup_peak_bytes", child.peakBytes());
-        System.err.printf(Locale.ROOT, "%.2f s%s%n", r.get("time_s").asDouble(), r.has("checkpoints") ?
+        System.err.printf(Locale.ROOT, "%.2f s%s%s%n", r.get("time_s").asDouble(), r.has("checkpoints") ?
             String.format(Locale.ROOT, ", %d checkpoints, held %.3f s", r.get("checkpoints").asInt(),
-                r.get("checkpoint_block_s").asDouble()) : "");
+                r.get("checkpoint_block_s").asDouble()) : "", r.has("recovery") ?
+            String.format(Locale.ROOT, ", after a restart that took %.2f s", r.get("recovery").get("recovery_s")
+                .get("total").asDouble()) : "");
         return r;
     }
 

@@ -1,0 +1,237 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.TransportConfig;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code bench checkpoint --ranks R}: the checkpoint overhead of R ranks against one rank's, with the same data per
+ * rank, measured side by side in one invocation, and the restart of the R ranks after one is killed.
+ * <ol>
+ *   <li>One rank at order n: without checkpoints; semi-blocking at the automatic interval, which gives τ, the
+ *       interval it realised; semi-blocking every τ seconds.</li>
+ *   <li>R ranks ({@code launch -n R run lu}) at n·√R rounded to a tile multiple, so that each rank holds about the
+ *       single run's data, with the single run's DRAM budget on each: without checkpoints, and every τ seconds. The
+ *       launcher and its ranks share one memory cgroup capped at R times the single run's cap.</li>
+ *   <li>The ratio of the two overheads (the issue's target: at most {@link #TARGET_RATIO}).</li>
+ *   <li>The R ranks every τ seconds again, with rank 1 parked at the start of a task body once it has run half as
+ *       many as in the failure-free run, and killed with SIGKILL; {@code launch --max-restarts 1} relaunches the
+ *       job, which resumes from its newest global checkpoint. Rank 0 times the kill to resumed work in four parts;
+ *       detection must take at most the failure timeout plus {@link #DETECTION_SLACK_S} s, and the result must be
+ *       bit-identical to the failure-free run's.</li>
+ * </ol>
+ */
+final class RankCheckpointBench
+{
+    /** The bound on (distributed overhead) / (single-rank overhead). */
+    static final double TARGET_RATIO = 1.2;
+    /** How much longer than the failure timeout detection may take. */
+    static final double DETECTION_SLACK_S = 1;
+    private static final String SEMI = "semi_blocking";
+    /** The rank killed; every job has it. */
+    private static final int VICTIM = 1;
+
+    private final CheckpointRuns runs;
+    private final int ranks;
+    private final int n;
+    private final int order;
+    private final int tile;
+    private final long budget;
+    private final int workers;
+    private final double mtbf;
+    private final boolean capped;
+
+    /**
+     * @param budget the DRAM budget of the single run and of each rank.
+     * @param capped whether the runs are under a memory cgroup.
+     */
+    RankCheckpointBench(final CheckpointRuns runs, final int ranks, final int n, final int tile, final long budget,
+        final int workers, final double mtbf, final boolean capped)
+    {
+        this.runs = runs;
+        this.ranks = ranks;
+        this.n = n;
+        this.order = (int)Math.max(1, Math.round(n * Math.sqrt(ranks) / tile)) * tile;
+        this.tile = tile;
+        this.budget = budget;
+        this.workers = workers;
+        this.mtbf = mtbf;
+        this.capped = capped;
+    }
+
+    /** Runs the measurements, prints them and writes them to {@code json} unless null; @return the exit status. */
+    int run(final Path json) throws IOException, InterruptedException
+    {
+        System.err.printf(Locale.ROOT, "spillway bench checkpoint: lu n=%d on one rank against n=%d on %d ranks, " +
+                "tile %d, DRAM %s and %d workers per rank, MTBF %.0f s, cap %s per rank%n", n, order, ranks, tile,
+            ByteSize.format(budget), workers, mtbf, ByteSize.format(runs.cap()));
+        final JsonNode none = runs.single("none", List.of(), -1);
+        final JsonNode auto = runs.single("semi-auto", runs.checkpoints("semi-auto", "auto", SEMI), -1);
+        final String every = CheckpointBench.realisedInterval(auto) + "s";
+        final JsonNode semi = runs.single("semi-every", runs.checkpoints("semi-every", every, SEMI), -1);
+        final JsonNode ranksNone = runs.ranks("ranks-none", ranks, order, List.of(), List.of(), false);
+        final JsonNode ranksSemi = runs.ranks("ranks-every", ranks, order, List.of(),
+            runs.checkpoints("ranks-every", every, SEMI), false);
+        final long hit = Math.max(1, ranksSemi.get("per_rank").get(VICTIM).get("tasks").asLong() / 2);
+        final String crash = VICTIM + ":" + CrashPoints.IN_TASK + ":" + hit;
+        final JsonNode resumed = runs.ranks("ranks-killed", ranks, order, List.of("--max-restarts", "1",
+            "--crash-at", crash), runs.checkpoints("ranks-killed", every, SEMI), true);
+
+        final Map<String, Object> single = overhead(none, semi);
+        final Map<String, Object> distributed = overhead(ranksNone, ranksSemi);
+        distributed.put("global_checkpoints", ranksSemi.get("global_checkpoints").asInt());
+        final Double ratio = ratio(single, distributed);
+        final Map<String, Object> recovery = recovery(resumed, crash);
+        final boolean singleSame = same(none, auto, semi);
+        final boolean ranksSame = same(ranksNone, ranksSemi, resumed);
+        final boolean detected = Boolean.TRUE.equals(recovery.get("detection_within_limit"));
+
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("ranks", ranks);
+        out.put("n", n);
+        out.put("n_ranks", order);
+        out.put("tile", tile);
+        out.put("dram_bytes", budget);
+        out.put("workers", workers);
+        out.put("mtbf_s", mtbf);
+        out.put("capped", capped);
+        out.put("cap_bytes", runs.cap());
+        out.put("cap_ranks_bytes", ranks * runs.cap());
+        out.put("interval_auto", auto.get("checkpoint_policy").asText());
+        out.put("auto_checkpoints", auto.get("checkpoints").asInt());
+        out.put("auto_time_s", auto.get("time_s").asDouble());
+        out.put("interval", every);
+        out.put("single", single);
+        out.put("distributed", distributed);
+        out.put("overhead_ratio", ratio);
+        out.put("overhead_ratio_target", TARGET_RATIO);
+        out.put("recovery", recovery);
+        out.put("results_bit_identical", singleSame && ranksSame);
+        print(every, single, distributed, ratio, recovery, singleSame, ranksSame);
+        if (json != null)
+        {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+        }
+        return singleSame && ranksSame && detected ? 0 : 1;
+    }
+
+    /** @return the figures of one configuration: its run without checkpoints against its run with them. */
+    private static Map<String, Object> overhead(final JsonNode none, final JsonNode checkpointed)
+    {
+        final double t0 = none.get("time_s").asDouble();
+        final double t = checkpointed.get("time_s").asDouble();
+        final int checkpoints = checkpointed.get("checkpoints").asInt();
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("n", none.get("n").asInt());
+        m.put("data_bytes_per_rank", none.get("data_bytes").asLong() / none.path("ranks").asInt(1));
+        m.put("time_none_s", t0);
+        m.put("time_checkpoints_s", t);
+        m.put("overhead_pct", 100 * (t - t0) / t0);
+        m.put("checkpoints", checkpoints);
+        m.put("overhead_per_checkpoint_s", checkpoints == 0 ? null : (t - t0) / checkpoints);
+        m.put("block_s", checkpointed.get("checkpoint_block_s").asDouble());
+        m.put("checkpoint_total_s", checkpointed.get("checkpoint_total_s").asDouble());
+        m.put("checkpoint_bytes", checkpointed.get("checkpoint_bytes").asLong());
+        m.put("bytes_read_none", none.get("bytes_read").asLong());
+        m.put("cgroup_peak_bytes_none", none.get("cgroup_peak_bytes").asLong());
+        m.put("cgroup_peak_bytes_checkpoints", checkpointed.get("cgroup_peak_bytes").asLong());
+        m.put("result_checksum", none.get("result_checksum").asText());
+        m.put("result_checksum_checkpoints", checkpointed.get("result_checksum").asText());
+        return m;
+    }
+
+    /** @return distributed over single-rank overhead, or null when the single rank's is no overhead to divide by. */
+    private static Double ratio(final Map<String, Object> single, final Map<String, Object> distributed)
+    {
+        final double base = (Double)single.get("overhead_pct");
+        return base > 0 && (Integer)single.get("checkpoints") > 0 ?
+            (Double)distributed.get("overhead_pct") / base : null;
+    }
+
+    /** @return rank 0's recovery figures of the killed and resumed job, with the detection check. */
+    private static Map<String, Object> recovery(final JsonNode resumed, final String crash)
+    {
+        final JsonNode r = resumed.path("recovery");
+        final JsonNode seconds = r.path("recovery_s");
+        final double limit = TransportConfig.DEFAULT_FAILURE_TIMEOUT.toMillis() / 1e3 + DETECTION_SLACK_S;
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("crash_at", crash);
+        m.put("killed_pid", resumed.get("killed_pid").asLong());
+        m.put("incarnation", r.path("incarnation").isNumber() ? r.get("incarnation").asInt() : null);
+        m.put("lost_ranks", r.path("lost_ranks"));
+        m.put("restored_global_index", r.path("restored_global_index").isNumber() ?
+            r.get("restored_global_index").asLong() : null);
+        m.put("reexecuted_tasks_rank0", resumed.path("reexecuted_tasks").asLong());
+        m.put("recovery_s", seconds);
+        m.put("failure_timeout_s", TransportConfig.DEFAULT_FAILURE_TIMEOUT.toMillis() / 1e3);
+        m.put("detection_limit_s", limit);
+        m.put("detection_within_limit", seconds.path("detection").isNumber() &&
+            seconds.get("detection").asDouble() <= limit);
+        m.put("result_checksum", resumed.get("result_checksum").asText());
+        return m;
+    }
+
+    /** @return whether every run's result is bit-identical to the first's. */
+    private static boolean same(final JsonNode first, final JsonNode... others)
+    {
+        for (final JsonNode o : others)
+        {
+            if (!o.get("result_checksum").asText().equals(first.get("result_checksum").asText()))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void print(final String every, final Map<String, Object> single, final Map<String, Object> distributed,
+        final Double ratio, final Map<String, Object> recovery, final boolean singleSame, final boolean ranksSame)
+    {
+        final StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "%-8s %6s %10s %10s %12s %9s %5s %9s %9s%n", "", "n", "data/rank",
+            "no ckpt", "every " + every.replace("s", " s"), "overhead", "ckpts", "per ckpt", "held"));
+        s.append(row("1 rank", single)).append(row(ranks + " ranks", distributed));
+        s.append(ratio == null ? String.format(Locale.ROOT, "overhead ratio (%d ranks / 1 rank): n/a, the single " +
+            "rank's overhead is not positive or it took no checkpoint (run longer, or checkpoint more often with a " +
+            "lower --mtbf)%n", ranks) : String.format(Locale.ROOT, "overhead ratio (%d ranks / 1 rank): %.2f " +
+            "(target ≤ %.1f: %s%s)%n", ranks, ratio, TARGET_RATIO, ratio <= TARGET_RATIO ? "PASS" : "FAIL",
+            ratio < 0 ? "; the distributed overhead is below zero, within the runs' noise" : ""));
+        final JsonNode seconds = (JsonNode)recovery.get("recovery_s");
+        s.append(String.format(Locale.ROOT, "recovery: rank %d killed with SIGKILL at --crash-at %s (pid %d); " +
+                "lost ranks %s; resumed from global index %s%n", VICTIM, recovery.get("crash_at"),
+            recovery.get("killed_pid"), recovery.get("lost_ranks"), recovery.get("restored_global_index") == null ?
+                "none (from the start)" : recovery.get("restored_global_index")));
+        s.append(String.format(Locale.ROOT, "  detection %s (limit %.1f s: %s), relaunch %s, restore %s, " +
+                "re-execution %s; total %s%n", secs(seconds, "detection"), recovery.get("detection_limit_s"),
+            Boolean.TRUE.equals(recovery.get("detection_within_limit")) ? "OK" : "FAILED", secs(seconds, "relaunch"),
+            secs(seconds, "restore"), secs(seconds, "reexecution"), secs(seconds, "total")));
+        s.append(String.format("results: 1 rank %s; %d ranks %s (failure-free %s, killed and resumed %s)%n",
+            singleSame ? "bit-identical" : "FAILED, checksums DIFFER", ranks, ranksSame ? "bit-identical" :
+                "FAILED, checksums DIFFER", distributed.get("result_checksum"), recovery.get("result_checksum")));
+        System.out.print(s);
+    }
+
+    private static String row(final String label, final Map<String, Object> m)
+    {
+        final Object per = m.get("overhead_per_checkpoint_s");
+        return String.format(Locale.ROOT, "%-8s %6d %10s %8.2f s %10.2f s %+8.2f%% %5d %9s %7.3f s%n", label,
+            m.get("n"), ByteSize.human((Long)m.get("data_bytes_per_rank")), m.get("time_none_s"),
+            m.get("time_checkpoints_s"), m.get("overhead_pct"), m.get("checkpoints"), per == null ? "-" :
+                String.format(Locale.ROOT, "%.3f s", (Double)per), m.get("block_s"));
+    }
+
+    private static String secs(final JsonNode seconds, final String part)
+    {
+        return seconds.path(part).isNumber() ? String.format(Locale.ROOT, "%.2f s", seconds.get(part).asDouble()) :
+            "unknown";
+    }
+}
