@@ -89,7 +89,8 @@ final class RankCheckpointBench
         final Map<String, Object> single = overhead(none, semi);
         final Map<String, Object> distributed = overhead(ranksNone, ranksSemi);
         distributed.put("global_checkpoints", ranksSemi.get("global_checkpoints").asInt());
-        final Double ratio = ratio(single, distributed);
+        final Double ratio = ratio(single, distributed, "overhead_pct");
+        final Double perCheckpoint = ratio(single, distributed, "overhead_per_checkpoint_s");
         final Map<String, Object> recovery = recovery(resumed, crash);
         final boolean singleSame = same(none, auto, semi);
         final boolean ranksSame = same(ranksNone, ranksSemi, resumed);
@@ -114,9 +115,10 @@ final class RankCheckpointBench
         out.put("distributed", distributed);
         out.put("overhead_ratio", ratio);
         out.put("overhead_ratio_target", TARGET_RATIO);
+        out.put("overhead_per_checkpoint_ratio", perCheckpoint);
         out.put("recovery", recovery);
         out.put("results_bit_identical", singleSame && ranksSame);
-        print(every, single, distributed, ratio, recovery, singleSame, ranksSame);
+        print(every, single, distributed, ratio, perCheckpoint, recovery, singleSame, ranksSame);
         if (json != null)
         {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
@@ -149,12 +151,15 @@ final class RankCheckpointBench
         return m;
     }
 
-    /** @return distributed over single-rank overhead, or null when the single rank's is no overhead to divide by. */
-    private static Double ratio(final Map<String, Object> single, final Map<String, Object> distributed)
+    /**
+     * @return distributed over single-rank {@code key}, or null when the single rank took no checkpoint or its
+     *         figure is no positive overhead.
+     */
+    private static Double ratio(final Map<String, Object> single, final Map<String, Object> distributed,
+        final String key)
     {
-        final double base = (Double)single.get("overhead_pct");
-        return base > 0 && (Integer)single.get("checkpoints") > 0 ?
-            (Double)distributed.get("overhead_pct") / base : null;
+        return (Integer)single.get("checkpoints") > 0 && single.get(key) instanceof Double base && base > 0 &&
+            distributed.get(key) instanceof Double top ? top / base : null;
     }
 
     /** @return rank 0's recovery figures of the killed and resumed job, with the detection check. */
@@ -194,7 +199,8 @@ final class RankCheckpointBench
     }
 
     private void print(final String every, final Map<String, Object> single, final Map<String, Object> distributed,
-        final Double ratio, final Map<String, Object> recovery, final boolean singleSame, final boolean ranksSame)
+        final Double ratio, final Double perCheckpoint, final Map<String, Object> recovery, final boolean singleSame,
+        final boolean ranksSame)
     {
         final StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "%-8s %6s %10s %10s %12s %9s %5s %9s %9s%n", "", "n", "data/rank",
@@ -205,6 +211,9 @@ final class RankCheckpointBench
             "lower --mtbf)%n", ranks) : String.format(Locale.ROOT, "overhead ratio (%d ranks / 1 rank): %.2f " +
             "(target ≤ %.1f: %s%s)%n", ranks, ratio, TARGET_RATIO, ratio <= TARGET_RATIO ? "PASS" : "FAIL",
             ratio < 0 ? "; the distributed overhead is below zero, within the runs' noise" : ""));
+        s.append(String.format(Locale.ROOT, "  per checkpoint: %s (1 rank took %d checkpoints, %d ranks %d)%n",
+            perCheckpoint == null ? "n/a" : String.format(Locale.ROOT, "%.2f", perCheckpoint),
+            single.get("checkpoints"), ranks, distributed.get("checkpoints")));
         final JsonNode seconds = (JsonNode)recovery.get("recovery_s");
         s.append(String.format(Locale.ROOT, "recovery: rank %d killed with SIGKILL at --crash-at %s (pid %d); " +
                 "lost ranks %s; resumed from global index %s%n", VICTIM, recovery.get("crash_at"),
