@@ -223,6 +223,12 @@ final class RankCheckpointBench
                 "re-execution %s; total %s%n", secs(seconds, "detection"), recovery.get("detection_limit_s"),
             Boolean.TRUE.equals(recovery.get("detection_within_limit")) ? "OK" : "FAILED", secs(seconds, "relaunch"),
             secs(seconds, "restore"), secs(seconds, "reexecution"), secs(seconds, "total")));
+        if (recovery.get("restored_global_index") == null)
+        {
+            s.append(String.format("  WARNING: rank %d was killed before the job's first global checkpoint, so the " +
+                "job started over and restore and re-execution time nothing: checkpoint more often (lower --mtbf)%n",
+                VICTIM));
+        }
         s.append(String.format("results: 1 rank %s; %d ranks %s (failure-free %s, killed and resumed %s)%n",
             singleSame ? "bit-identical" : "FAILED, checksums DIFFER", ranks, ranksSame ? "bit-identical" :
                 "FAILED, checksums DIFFER", distributed.get("result_checksum"), recovery.get("result_checksum")));
