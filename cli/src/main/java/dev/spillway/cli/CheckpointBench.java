@@ -71,6 +71,11 @@ final class CheckpointBench implements Callable<Integer>
             "The launcher and its ranks share one memory cgroup capped at R times a single run's cap; ranks need UCX."})
     private int ranks;
 
+    @Option(names = "--repeat", paramLabel = "K", defaultValue = "1", description = "With --ranks: make each run " +
+        "of the overhead comparison (one rank and R ranks, without and with checkpoints) K times, interleaved, and " +
+        "compare median times (default: ${DEFAULT-VALUE}).")
+    private int repeat;
+
     private final ObjectMapper mapper = new ObjectMapper();
 
     @Override
@@ -79,6 +84,10 @@ final class CheckpointBench implements Callable<Integer>
         if (ranks < 1)
         {
             throw new ParameterException(spec.commandLine(), "--ranks must be at least 1, got " + ranks);
+        }
+        if (repeat < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
         }
         final String noUcx = ranks > 1 ? UcxTransport.unavailableReason() : null;
         if (noUcx != null)
@@ -100,7 +109,7 @@ final class CheckpointBench implements Callable<Integer>
         runs.clearCheckpoints();
         if (ranks > 1)
         {
-            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, noCap == null).run(json);
+            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null).run(json);
         }
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
             tile, ByteSize.format(budget), w, mtbf, ByteSize.format(cap));

@@ -8,6 +8,8 @@ import dev.spillway.rdma.TransportConfig;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,12 +19,14 @@ import java.util.Map;
  * {@code bench checkpoint --ranks R}: the checkpoint overhead of R ranks against one rank's, with the same data per
  * rank, measured side by side in one invocation, and the restart of the R ranks after one is killed.
  * <ol>
- *   <li>One rank at order n: without checkpoints; semi-blocking at the automatic interval, which gives τ, the
- *       interval it realised; semi-blocking every τ seconds.</li>
- *   <li>R ranks ({@code launch -n R run lu}) at n·√R rounded to a tile multiple, so that each rank holds about the
- *       single run's data, with the single run's DRAM budget on each: without checkpoints, and every τ seconds. The
- *       launcher and its ranks share one memory cgroup capped at R times the single run's cap.</li>
- *   <li>The ratio of the two overheads (the issue's target: at most {@link #TARGET_RATIO}).</li>
+ *   <li>One rank at order n, semi-blocking at the automatic interval, which gives τ, the interval it realised.</li>
+ *   <li>One rank at order n, and R ranks ({@code launch -n R run lu}) at n·√R rounded to a tile multiple, so that
+ *       each rank holds about the single run's data, with the single run's DRAM budget on each: each without
+ *       checkpoints and semi-blocking every τ seconds; these four runs K times ({@code --repeat}), interleaved,
+ *       compared by median time. The launcher and its ranks share one memory cgroup capped at R times the single
+ *       run's cap.</li>
+ *   <li>The ratio of the two overheads (the issue's target: at most {@link #TARGET_RATIO}), and of the overheads
+ *       per checkpoint, since at one interval the ranks may take fewer checkpoints.</li>
  *   <li>The R ranks every τ seconds again, with rank 1 parked at the start of a task body once it has run half as
  *       many as in the failure-free run, and killed with SIGKILL; {@code launch --max-restarts 1} relaunches the
  *       job, which resumes from its newest global checkpoint. Rank 0 times the kill to resumed work in four parts;
@@ -48,14 +52,16 @@ final class RankCheckpointBench
     private final long budget;
     private final int workers;
     private final double mtbf;
+    private final int repeat;
     private final boolean capped;
 
     /**
      * @param budget the DRAM budget of the single run and of each rank.
+     * @param repeat how many times each run of the overhead comparison is made.
      * @param capped whether the runs are under a memory cgroup.
      */
     RankCheckpointBench(final CheckpointRuns runs, final int ranks, final int n, final int tile, final long budget,
-        final int workers, final double mtbf, final boolean capped)
+        final int workers, final double mtbf, final int repeat, final boolean capped)
     {
         this.runs = runs;
         this.ranks = ranks;
@@ -65,6 +71,7 @@ final class RankCheckpointBench
         this.budget = budget;
         this.workers = workers;
         this.mtbf = mtbf;
+        this.repeat = repeat;
         this.capped = capped;
     }
 
@@ -74,26 +81,34 @@ final class RankCheckpointBench
         System.err.printf(Locale.ROOT, "spillway bench checkpoint: lu n=%d on one rank against n=%d on %d ranks, " +
                 "tile %d, DRAM %s and %d workers per rank, MTBF %.0f s, cap %s per rank%n", n, order, ranks, tile,
             ByteSize.format(budget), workers, mtbf, ByteSize.format(runs.cap()));
-        final JsonNode none = runs.single("none", List.of(), -1);
         final JsonNode auto = runs.single("semi-auto", runs.checkpoints("semi-auto", "auto", SEMI), -1);
         final String every = CheckpointBench.realisedInterval(auto) + "s";
-        final JsonNode semi = runs.single("semi-every", runs.checkpoints("semi-every", every, SEMI), -1);
-        final JsonNode ranksNone = runs.ranks("ranks-none", ranks, order, List.of(), List.of(), false);
-        final JsonNode ranksSemi = runs.ranks("ranks-every", ranks, order, List.of(),
-            runs.checkpoints("ranks-every", every, SEMI), false);
-        final long hit = Math.max(1, ranksSemi.get("per_rank").get(VICTIM).get("tasks").asLong() / 2);
+        final List<JsonNode> none = new ArrayList<>();
+        final List<JsonNode> semi = new ArrayList<>();
+        final List<JsonNode> ranksNone = new ArrayList<>();
+        final List<JsonNode> ranksSemi = new ArrayList<>();
+        for (int i = 1; i <= repeat; i++)
+        {
+            final String rep = repeat == 1 ? "" : "-" + i;
+            none.add(runs.single("none" + rep, List.of(), -1));
+            semi.add(runs.single("semi-every" + rep, runs.checkpoints("semi-every" + rep, every, SEMI), -1));
+            ranksNone.add(runs.ranks("ranks-none" + rep, ranks, order, List.of(), List.of(), false));
+            ranksSemi.add(runs.ranks("ranks-every" + rep, ranks, order, List.of(),
+                runs.checkpoints("ranks-every" + rep, every, SEMI), false));
+        }
+        final long hit = Math.max(1, ranksSemi.get(0).get("per_rank").get(VICTIM).get("tasks").asLong() / 2);
         final String crash = VICTIM + ":" + CrashPoints.IN_TASK + ":" + hit;
         final JsonNode resumed = runs.ranks("ranks-killed", ranks, order, List.of("--max-restarts", "1",
             "--crash-at", crash), runs.checkpoints("ranks-killed", every, SEMI), true);
 
         final Map<String, Object> single = overhead(none, semi);
         final Map<String, Object> distributed = overhead(ranksNone, ranksSemi);
-        distributed.put("global_checkpoints", ranksSemi.get("global_checkpoints").asInt());
+        distributed.put("global_checkpoints", median(ranksSemi, "global_checkpoints"));
         final Double ratio = ratio(single, distributed, "overhead_pct");
         final Double perCheckpoint = ratio(single, distributed, "overhead_per_checkpoint_s");
         final Map<String, Object> recovery = recovery(resumed, crash);
-        final boolean singleSame = same(none, auto, semi);
-        final boolean ranksSame = same(ranksNone, ranksSemi, resumed);
+        final boolean singleSame = same(none, semi, List.of(auto));
+        final boolean ranksSame = same(ranksNone, ranksSemi, List.of(resumed));
         final boolean detected = Boolean.TRUE.equals(recovery.get("detection_within_limit"));
 
         final Map<String, Object> out = new LinkedHashMap<>();
@@ -104,6 +119,7 @@ final class RankCheckpointBench
         out.put("dram_bytes", budget);
         out.put("workers", workers);
         out.put("mtbf_s", mtbf);
+        out.put("repeat", repeat);
         out.put("capped", capped);
         out.put("cap_bytes", runs.cap());
         out.put("cap_ranks_bytes", ranks * runs.cap());
@@ -126,29 +142,44 @@ final class RankCheckpointBench
         return singleSame && ranksSame && detected ? 0 : 1;
     }
 
-    /** @return the figures of one configuration: its run without checkpoints against its run with them. */
-    private static Map<String, Object> overhead(final JsonNode none, final JsonNode checkpointed)
+    /**
+     * @return the figures of one configuration: its runs without checkpoints against its runs with them, each figure
+     *         the median over the repeats.
+     */
+    private static Map<String, Object> overhead(final List<JsonNode> none, final List<JsonNode> checkpointed)
     {
-        final double t0 = none.get("time_s").asDouble();
-        final double t = checkpointed.get("time_s").asDouble();
-        final int checkpoints = checkpointed.get("checkpoints").asInt();
+        final double t0 = median(none, "time_s");
+        final double t = median(checkpointed, "time_s");
+        final double checkpoints = median(checkpointed, "checkpoints");
+        final JsonNode first = none.get(0);
         final Map<String, Object> m = new LinkedHashMap<>();
-        m.put("n", none.get("n").asInt());
-        m.put("data_bytes_per_rank", none.get("data_bytes").asLong() / none.path("ranks").asInt(1));
+        m.put("n", first.get("n").asInt());
+        m.put("data_bytes_per_rank", first.get("data_bytes").asLong() / first.path("ranks").asInt(1));
         m.put("time_none_s", t0);
         m.put("time_checkpoints_s", t);
+        m.put("time_none_samples_s", samples(none, "time_s"));
+        m.put("time_checkpoints_samples_s", samples(checkpointed, "time_s"));
         m.put("overhead_pct", 100 * (t - t0) / t0);
         m.put("checkpoints", checkpoints);
         m.put("overhead_per_checkpoint_s", checkpoints == 0 ? null : (t - t0) / checkpoints);
-        m.put("block_s", checkpointed.get("checkpoint_block_s").asDouble());
-        m.put("checkpoint_total_s", checkpointed.get("checkpoint_total_s").asDouble());
-        m.put("checkpoint_bytes", checkpointed.get("checkpoint_bytes").asLong());
-        m.put("bytes_read_none", none.get("bytes_read").asLong());
-        m.put("cgroup_peak_bytes_none", none.get("cgroup_peak_bytes").asLong());
-        m.put("cgroup_peak_bytes_checkpoints", checkpointed.get("cgroup_peak_bytes").asLong());
-        m.put("result_checksum", none.get("result_checksum").asText());
-        m.put("result_checksum_checkpoints", checkpointed.get("result_checksum").asText());
+        m.put("block_s", median(checkpointed, "checkpoint_block_s"));
+        m.put("checkpoint_total_s", median(checkpointed, "checkpoint_total_s"));
+        m.put("checkpoint_bytes", (long)median(checkpointed, "checkpoint_bytes"));
+        m.put("bytes_read_none", (long)median(none, "bytes_read"));
+        m.put("cgroup_peak_bytes_none", (long)median(none, "cgroup_peak_bytes"));
+        m.put("cgroup_peak_bytes_checkpoints", (long)median(checkpointed, "cgroup_peak_bytes"));
+        m.put("result_checksum", first.get("result_checksum").asText());
         return m;
+    }
+
+    private static double[] samples(final List<JsonNode> runs, final String key)
+    {
+        return runs.stream().mapToDouble(r -> r.get(key).asDouble()).toArray();
+    }
+
+    private static double median(final List<JsonNode> runs, final String key)
+    {
+        return Samples.median(samples(runs, key));
     }
 
     /**
@@ -158,7 +189,7 @@ final class RankCheckpointBench
     private static Double ratio(final Map<String, Object> single, final Map<String, Object> distributed,
         final String key)
     {
-        return (Integer)single.get("checkpoints") > 0 && single.get(key) instanceof Double base && base > 0 &&
+        return (Double)single.get("checkpoints") > 0 && single.get(key) instanceof Double base && base > 0 &&
             distributed.get(key) instanceof Double top ? top / base : null;
     }
 
@@ -186,16 +217,12 @@ final class RankCheckpointBench
     }
 
     /** @return whether every run's result is bit-identical to the first's. */
-    private static boolean same(final JsonNode first, final JsonNode... others)
+    @SafeVarargs
+    private static boolean same(final List<JsonNode>... runs)
     {
-        for (final JsonNode o : others)
-        {
-            if (!o.get("result_checksum").asText().equals(first.get("result_checksum").asText()))
-            {
-                return false;
-            }
-        }
-        return true;
+        final String first = runs[0].get(0).get("result_checksum").asText();
+        return Arrays.stream(runs).flatMap(List::stream).allMatch(r -> r.get("result_checksum").asText()
+            .equals(first));
     }
 
     private void print(final String every, final Map<String, Object> single, final Map<String, Object> distributed,
@@ -206,14 +233,19 @@ final class RankCheckpointBench
         s.append(String.format(Locale.ROOT, "%-8s %6s %10s %10s %12s %9s %5s %9s %9s%n", "", "n", "data/rank",
             "no ckpt", "every " + every.replace("s", " s"), "overhead", "ckpts", "per ckpt", "held"));
         s.append(row("1 rank", single)).append(row(ranks + " ranks", distributed));
+        if (repeat > 1)
+        {
+            s.append(String.format("(medians of %d runs each, interleaved)%n", repeat));
+        }
         s.append(ratio == null ? String.format(Locale.ROOT, "overhead ratio (%d ranks / 1 rank): n/a, the single " +
             "rank's overhead is not positive or it took no checkpoint (run longer, or checkpoint more often with a " +
             "lower --mtbf)%n", ranks) : String.format(Locale.ROOT, "overhead ratio (%d ranks / 1 rank): %.2f " +
             "(target ≤ %.1f: %s%s)%n", ranks, ratio, TARGET_RATIO, ratio <= TARGET_RATIO ? "PASS" : "FAIL",
             ratio < 0 ? "; the distributed overhead is below zero, within the runs' noise" : ""));
-        s.append(String.format(Locale.ROOT, "  per checkpoint: %s (1 rank took %d checkpoints, %d ranks %d)%n",
+        s.append(String.format(Locale.ROOT, "  per checkpoint: %s (1 rank took %s checkpoints, %d ranks %s)%n",
             perCheckpoint == null ? "n/a" : String.format(Locale.ROOT, "%.2f", perCheckpoint),
-            single.get("checkpoints"), ranks, distributed.get("checkpoints")));
+            DramSize.trim((Double)single.get("checkpoints")), ranks,
+            DramSize.trim((Double)distributed.get("checkpoints"))));
         final JsonNode seconds = (JsonNode)recovery.get("recovery_s");
         s.append(String.format(Locale.ROOT, "recovery: rank %d killed with SIGKILL at --crash-at %s (pid %d); " +
                 "lost ranks %s; resumed from global index %s%n", VICTIM, recovery.get("crash_at"),
@@ -238,10 +270,10 @@ final class RankCheckpointBench
     private static String row(final String label, final Map<String, Object> m)
     {
         final Object per = m.get("overhead_per_checkpoint_s");
-        return String.format(Locale.ROOT, "%-8s %6d %10s %8.2f s %10.2f s %+8.2f%% %5d %9s %7.3f s%n", label,
+        return String.format(Locale.ROOT, "%-8s %6d %10s %8.2f s %10.2f s %+8.2f%% %5s %9s %7.3f s%n", label,
             m.get("n"), ByteSize.human((Long)m.get("data_bytes_per_rank")), m.get("time_none_s"),
-            m.get("time_checkpoints_s"), m.get("overhead_pct"), m.get("checkpoints"), per == null ? "-" :
-                String.format(Locale.ROOT, "%.3f s", (Double)per), m.get("block_s"));
+            m.get("time_checkpoints_s"), m.get("overhead_pct"), DramSize.trim((Double)m.get("checkpoints")),
+            per == null ? "-" : String.format(Locale.ROOT, "%.3f s", (Double)per), m.get("block_s"));
     }
 
     private static String secs(final JsonNode seconds, final String part)
