@@ -162,6 +162,7 @@ final class CheckpointBench implements Callable<Integer>
         {
             mapper.enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
         }
+        runs.clearCheckpoints();
         return same ? 0 : 1;
     }
 

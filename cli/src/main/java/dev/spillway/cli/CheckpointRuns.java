@@ -65,7 +65,10 @@ final class CheckpointRuns
         return budget + allowance;
     }
 
-    /** Removes the checkpoints an earlier bench left, so that no run resumes from them. */
+    /**
+     * Removes the checkpoint directories: before the runs, those an earlier bench left, so that no run resumes from
+     * them; after, this bench's (gigabytes each).
+     */
     void clearCheckpoints() throws IOException
     {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(base, "ckpt-*"))

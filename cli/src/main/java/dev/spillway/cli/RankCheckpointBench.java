@@ -139,6 +139,7 @@ final class RankCheckpointBench
         {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
         }
+        runs.clearCheckpoints();
         return singleSame && ranksSame && detected ? 0 : 1;
     }
 
