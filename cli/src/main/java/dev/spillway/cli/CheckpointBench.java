@@ -3,37 +3,44 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code spillway bench checkpoint}: out-of-core LU run back to back in child JVMs under one memory cap: without
  * checkpoints, with semi-blocking checkpoints at the automatic interval, with blocking checkpoints at that same
- * interval, and once killed with SIGKILL and resumed, to time recovery.
+ * interval, and once killed with SIGKILL and resumed, to time recovery. With {@code --ranks R}, one rank against R
+ * ranks instead ({@link RankCheckpointBench}).
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Checkpoint overhead (semi-blocking vs blocking, automatic interval) and recovery time on " +
-        "out-of-core LU.")
+        "out-of-core LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after " +
+        "one is killed.")
 final class CheckpointBench implements Callable<Integer>
 {
+    @Spec
+    private CommandSpec spec;
+
     @Option(names = "--n", defaultValue = "16384", description = "LU order (default: ${DEFAULT-VALUE}).")
     private int n;
 
     @Option(names = "--tile", defaultValue = "1024", description = "Tile edge (default: ${DEFAULT-VALUE}).")
     private int tile;
 
-    @Option(names = "--dram", defaultValue = "25%", description = "DRAM budget (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--dram", defaultValue = "25%", description = "DRAM budget of a run, and of each rank " +
+        "(default: ${DEFAULT-VALUE}).")
     private String dram;
 
     @Option(names = "--mtbf", defaultValue = "3600", description = "MTBF in seconds for the automatic interval " +
@@ -44,7 +51,8 @@ final class CheckpointBench implements Callable<Integer>
     private Integer workers;
 
     @Option(names = "--allowance", converter = ByteSize.class, defaultValue = "320m",
-        description = "DRAM allowed to each child beyond the budget (default: ${DEFAULT-VALUE}).")
+        description = "DRAM allowed to each child JVM, and to each rank, beyond the budget (default: " +
+            "${DEFAULT-VALUE}).")
     private long allowance;
 
     @Option(names = "--dir", defaultValue = "spillway-data", description = "Spill and checkpoint directory " +
@@ -54,25 +62,64 @@ final class CheckpointBench implements Callable<Integer>
     @Option(names = "--json", paramLabel = "FILE", description = "Write the figures to FILE as JSON.")
     private Path json;
 
+    @Option(names = "--ranks", paramLabel = "R", defaultValue = "1",
+        description = {"With R > 1, compare the overhead of one rank with that of R ranks (launch -n R) holding the " +
+            "same data each (LU order n·√R, rounded to a tile multiple, the same DRAM budget per rank), both " +
+            "checkpointing every τ s, the interval the automatic one realised in a single run; then kill rank 1 " +
+            "halfway and time the job's restart (launch --max-restarts 1) in four parts (default: " +
+            "${DEFAULT-VALUE}: one rank, semi-blocking vs blocking and a single-rank recovery).",
+            "The launcher and its ranks share one memory cgroup capped at R times a single run's cap; ranks need UCX."})
+    private int ranks;
+
+    @Option(names = "--repeat", paramLabel = "K", defaultValue = "1", description = "With --ranks: make each run " +
+        "of the overhead comparison (one rank and R ranks, without and with checkpoints) K times, interleaved, and " +
+        "compare median times (default: ${DEFAULT-VALUE}).")
+    private int repeat;
+
     private final ObjectMapper mapper = new ObjectMapper();
 
     @Override
     public Integer call() throws Exception
     {
+        if (ranks < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--ranks must be at least 1, got " + ranks);
+        }
+        if (repeat < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
+        }
+        final String noUcx = ranks > 1 ? UcxTransport.unavailableReason() : null;
+        if (noUcx != null)
+        {
+            throw new IllegalStateException("--ranks " + ranks + " launches ranks, which need UCX: " + noUcx);
+        }
         final int w = workers == null ? Runtime.getRuntime().availableProcessors() : workers;
         final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-checkpoint"));
         final long dataBytes = (long)n * n * Double.BYTES;
         final long budget = new DramSize.Converter().convert(dram).of(dataBytes);
-        final long cap = budget + allowance;
+        final CheckpointRuns runs = new CheckpointRuns(base, n, tile, dram, budget, allowance, w, mtbf);
+        final long cap = runs.cap();
+        final String noCap = MemoryCgroup.unavailableReason();
+        if (noCap != null)
+        {
+            System.err.println("spillway: WARNING: " + noCap + ": every run is UNCAPPED, so the page cache can hold " +
+                "the data and the runs are less out of core than their budget says");
+        }
+        runs.clearCheckpoints();
+        if (ranks > 1)
+        {
+            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null).run(json);
+        }
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
             tile, ByteSize.format(budget), w, mtbf, ByteSize.format(cap));
-        final JsonNode none = child(base, "none", List.of(), cap, w, -1);
-        final JsonNode semi = child(base, "semi-blocking", ckpt(base, "semi", "auto", "semi_blocking"), cap, w, -1);
+        final JsonNode none = runs.single("none", List.of(), -1);
+        final JsonNode semi = runs.single("semi-blocking", runs.checkpoints("semi", "auto", "semi_blocking"), -1);
         final String tau = realisedInterval(semi);
-        final JsonNode blocking = child(base, "blocking", ckpt(base, "blocking", tau + "s", "blocking"), cap, w, -1);
+        final JsonNode blocking = runs.single("blocking", runs.checkpoints("blocking", tau + "s", "blocking"), -1);
         final long killAt = (long)(700 * (none.get("time_s").asDouble() + none.get("init_s").asDouble()));
-        child(base, "killed", ckpt(base, "recovery", tau + "s", "semi_blocking"), cap, w, killAt);
-        final JsonNode resumed = child(base, "resumed", ckpt(base, "recovery", tau + "s", "semi_blocking"), cap, w, -1);
+        runs.single("killed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), killAt);
+        final JsonNode resumed = runs.single("resumed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), -1);
 
         final double t0 = none.get("time_s").asDouble();
         final Map<String, Object> out = new LinkedHashMap<>();
@@ -115,6 +162,7 @@ final class CheckpointBench implements Callable<Integer>
         {
             mapper.enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
         }
+        runs.clearCheckpoints();
         return same ? 0 : 1;
     }
 
@@ -122,66 +170,10 @@ final class CheckpointBench implements Callable<Integer>
      * The interval the semi-blocking run actually used (its run time over checkpoints plus one), so the blocking run
      * takes as many checkpoints even when the automatic interval, recomputed after the first, outgrows the run.
      */
-    private static String realisedInterval(final JsonNode semi)
+    static String realisedInterval(final JsonNode semi)
     {
         final double seconds = (semi.get("init_s").asDouble() + semi.get("time_s").asDouble()) /
             (semi.get("checkpoints").asInt() + 1);
         return String.format(Locale.ROOT, "%.3f", seconds);
-    }
-
-    private List<String> ckpt(final Path base, final String name, final String every, final String mode)
-    {
-        final List<String> args = new ArrayList<>(List.of("--checkpoint-dir", base.resolve("ckpt-" + name).toString(),
-            "--checkpoint-every", every, "--checkpoint-mode", mode));
-        if ("auto".equals(every))
-        {
-            args.addAll(List.of("--mtbf", Double.toString(mtbf)));
-        }
-        return args;
-    }
-
-    /** Runs {@code run lu} in a child under the cap; kills it with SIGKILL after {@code killAfterMillis} if >= 0. */
-    private JsonNode child(final Path base, final String label, final List<String> extra, final long cap,
-        final int w, final long killAfterMillis) throws IOException, InterruptedException
-    {
-        final Path result = base.resolve(label + ".json");
-        final Path log = base.resolve(label + ".log");
-        Files.deleteIfExists(result);
-        final List<String> cmd = ChildJvm.command("160m", List.of("run", "lu", "--n", Integer.toString(n), "--tile",
-            Integer.toString(tile), "--dram", dram, "--workers", Integer.toString(w), "--dir",
-            base.resolve("spill").toString(), "--json", result.toString()));
-        cmd.addAll(extra);
-        final boolean capped = MemoryCgroup.unavailableReason() == null;
-        System.err.printf("spillway: %-14s ... ", label);
-        if (capped)
-        {
-            MemoryCgroup.dropCaches();
-        }
-        try (MemoryCgroup group = capped ? MemoryCgroup.create("spillway-ckpt-" + ProcessHandle.current().pid() + "-" +
-            label, cap) : null)
-        {
-            final Process p = new ProcessBuilder(capped ? group.wrap(cmd) : cmd).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-            if (killAfterMillis >= 0)
-            {
-                if (!p.waitFor(killAfterMillis, TimeUnit.MILLISECONDS))
-                {
-                    p.destroyForcibly().waitFor();
-                    System.err.printf("killed with SIGKILL after %.1f s%n", killAfterMillis / 1e3);
-                    return null;
-                }
-                throw new IllegalStateException("the run to kill ended before " + killAfterMillis + " ms; see " + log);
-            }
-            if (!p.waitFor(3600, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(result))
-            {
-                p.destroyForcibly();
-                throw new IllegalStateException(label + " run failed; see " + log);
-            }
-        }
-        final JsonNode r = mapper.readTree(result.toFile());
-        System.err.printf(Locale.ROOT, "%.2f s%s%n", r.get("time_s").asDouble(), r.has("checkpoints") ?
-            String.format(Locale.ROOT, ", %d checkpoints, held %.3f s", r.get("checkpoints").asInt(),
-                r.get("checkpoint_block_s").asDouble()) : "");
-        return r;
     }
 }

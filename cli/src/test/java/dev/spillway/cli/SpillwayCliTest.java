@@ -95,6 +95,15 @@ class SpillwayCliTest
     }
 
     @Test
+    void checkpointBenchDocumentsAndChecksRanks()
+    {
+        assertEquals(0, run("bench", "checkpoint", "--help"));
+        assertTrue(out.toString().contains("--ranks=R"), out::toString);
+        assertEquals(2, run("bench", "checkpoint", "--ranks", "0"));
+        assertTrue(err.toString().contains("--ranks must be at least 1"), err::toString);
+    }
+
+    @Test
     void badSizeIsAUsageError()
     {
         assertNotEquals(0, run("bench", "io", "--size", "lots"));
