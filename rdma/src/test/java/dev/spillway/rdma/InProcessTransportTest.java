@@ -36,11 +36,4 @@ final class InProcessTransportTest extends TransportContract
     {
         return fabric.revive(rank, incarnation);
     }
-
-    /** Ranks in one JVM share no secret: there is nothing to prove. */
-    @Override
-    Runnable rejoinWithoutTheSecret(final Transport[] group, final int rank, final int incarnation)
-    {
-        return null;
-    }
 }

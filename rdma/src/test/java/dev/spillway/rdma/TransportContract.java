@@ -30,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The {@link Transport} contract, run against each implementation by a subclass. */
 abstract class TransportContract
@@ -62,11 +61,6 @@ abstract class TransportContract
      */
     abstract Transport rejoin(Transport[] group, int rank, int incarnation);
 
-    /**
-     * @return an attempt to rejoin {@code rank} as {@code incarnation} without knowing the job secret (it must throw
-     *         {@link AuthenticationException}), or null where the implementation has no secret.
-     */
-    abstract Runnable rejoinWithoutTheSecret(Transport[] group, int rank, int incarnation);
 
     Transport[] group(final Duration operationTimeout)
     {
@@ -85,7 +79,7 @@ abstract class TransportContract
     }
 
     /** {@link #rejoin}, closed after the test. */
-    private Transport rejoined(final Transport[] group, final int rank, final int incarnation)
+    Transport rejoined(final Transport[] group, final int rank, final int incarnation)
     {
         final Transport back = rejoin(group, rank, incarnation);
         closeAfterTest(back);
@@ -530,25 +524,6 @@ abstract class TransportContract
         final CompletableFuture<Message> r = t[0].receive(1, 50, ByteBuffer.allocateDirect(8));
         await(back.send(0, Header.of(50), ByteBuffer.allocateDirect(8)));
         assertEquals(2, await(r).header().incarnation());
-    }
-
-    @Test
-    void aRejoinWithoutTheSecretIsRefusedAndLogged() throws Exception
-    {
-        final Transport[] t = group(TIMEOUT);
-        final Runnable impostor = rejoinWithoutTheSecret(t, 1, 1);
-        assumeTrue(impostor != null, "the implementation has no secret to prove");
-        final Heard[] heard = listen(t);
-        lose(t, 1);
-        heard[0].next("rank 0 to hear that rank 1 was lost");
-        try (LogLines log = new LogLines())
-        {
-            assertThrows(AuthenticationException.class, impostor::run);
-            log.await("the refused proof", l -> l.contains("did not prove the job secret"), 1, TIMEOUT);
-        }
-        assertNotNull(t[0].lostReason(1), "a rank without the secret was admitted");
-        rejoined(t, 1, 1);
-        assertEquals(PeerEvent.rejoined(1, 1), heard[0].next("rank 0 to hear the genuine rank 1 rejoin"));
     }
 
     /** Collects the peer events one transport is told. */

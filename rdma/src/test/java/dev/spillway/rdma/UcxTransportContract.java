@@ -1,6 +1,7 @@
 package dev.spillway.rdma;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The contract on UCX ranks in this JVM. Every rank but 0 reaches the coordinator through a {@link ControlProxy}, so
@@ -75,12 +80,30 @@ abstract class UcxTransportContract extends TransportContract
             .peerErrorHandling(peerErrorHandling).incarnation(incarnation).build());
     }
 
-    @Override
-    Runnable rejoinWithoutTheSecret(final Transport[] group, final int rank, final int incarnation)
+    /** @return a rejoin of {@code rank} as {@code incarnation} that cannot prove the job secret. */
+    private Runnable rejoinWithoutTheSecret(final Transport[] group, final int rank, final int incarnation)
     {
         final TransportConfig impostor = Ucx.config(rank, group.length, coordinator, operationTimeout)
             .peerErrorHandling(peerErrorHandling).incarnation(incarnation)
             .secret("not-the-job-secret-at-all".getBytes(StandardCharsets.UTF_8)).build();
         return () -> UcxTransport.open(impostor).close();
+    }
+
+    @Test
+    void aRejoinWithoutTheSecretIsRefusedAndLogged() throws Exception
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Runnable impostor = rejoinWithoutTheSecret(t, 1, 1);
+        final Heard[] heard = listen(t);
+        lose(t, 1);
+        heard[0].next("rank 0 to hear that rank 1 was lost");
+        try (LogLines log = new LogLines())
+        {
+            assertThrows(AuthenticationException.class, impostor::run);
+            log.await("the refused proof", l -> l.contains("did not prove the job secret"), 1, TIMEOUT);
+        }
+        assertNotNull(t[0].lostReason(1), "a rank without the secret was admitted");
+        rejoined(t, 1, 1);
+        assertEquals(PeerEvent.rejoined(1, 1), heard[0].next("rank 0 to hear the genuine rank 1 rejoin"));
     }
 }

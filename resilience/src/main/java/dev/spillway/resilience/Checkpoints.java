@@ -58,11 +58,12 @@ public final class Checkpoints
     public static SpillwayConfig configure(final SpillwayConfig config, final Path dir, final String every,
         final Double mtbfSeconds) throws IOException
     {
-        checkEvery(every, mtbfSeconds);
+        final String text = checkEvery(every, mtbfSeconds);
+        final CheckpointPolicy fixed = text.equals("auto") ? null : fixed(text, every);
         final FileCheckpointStore store = store(dir).open();
         try
         {
-            return config.checkpoints(store, policy(store, every, mtbfSeconds));
+            return config.checkpoints(store, fixed != null ? fixed : policy(store, every, mtbfSeconds));
         }
         catch (final RuntimeException e)
         {
