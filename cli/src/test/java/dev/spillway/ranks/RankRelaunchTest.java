@@ -198,7 +198,7 @@ class RankRelaunchTest
                     throw new AssertionError("the launched job did not end within " + LIMIT.toMinutes() +
                         " min (killed " + killed + "):\n" + child.output());
                 }
-                Thread.sleep(5);
+                Thread.sleep(20);
             }
             assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
             return new Launch(child, new ObjectMapper().readTree(dir.resolve("out.json").toFile()), killed);

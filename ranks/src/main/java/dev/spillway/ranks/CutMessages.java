@@ -29,6 +29,8 @@ final class CutMessages
     static final int DECIDE_TAG = DistributedSpillway.FIRST_DATA_TAG - 7;
     static final int WORD = 8;
     private static final System.Logger LOG = System.getLogger(CutMessages.class.getName());
+    /** Every send's payload: the value travels in the header, so these bytes are never written or read. */
+    private static final ByteBuffer PAYLOAD = ByteBuffer.allocateDirect(WORD);
 
     private final Transport transport;
     private final Executor executor;
@@ -70,7 +72,7 @@ final class CutMessages
     /** Sends {@code value} to {@code target}; a failure (a lost peer) is left to the loss handling. */
     void send(final int target, final int tag, final long value)
     {
-        transport.send(target, new Header(Header.NO_RANK, tag, 0, 0, value), ByteBuffer.allocateDirect(WORD))
+        transport.send(target, new Header(Header.NO_RANK, tag, 0, 0, value), PAYLOAD)
             .whenComplete((ignored, failure) ->
             {
                 if (failure != null && !stopped.getAsBoolean())
@@ -92,7 +94,13 @@ final class CutMessages
     /** Handles every message with {@code tag} from {@code source} on the executor, in order, until stopped. */
     void listen(final int source, final int tag, final LongConsumer handler)
     {
-        transport.receive(source, tag, ByteBuffer.allocateDirect(WORD)).whenCompleteAsync((Message m, Throwable e) ->
+        listen(source, tag, handler, ByteBuffer.allocateDirect(WORD));
+    }
+
+    /** One buffer per listener: its messages are received one at a time, and only their headers are read. */
+    private void listen(final int source, final int tag, final LongConsumer handler, final ByteBuffer buffer)
+    {
+        transport.receive(source, tag, buffer).whenCompleteAsync((Message m, Throwable e) ->
         {
             if (stopped.getAsBoolean())
             {
@@ -104,7 +112,7 @@ final class CutMessages
             }
             if (e == null || unwrap(e) instanceof TransportTimeoutException)
             {
-                listen(source, tag, handler);
+                listen(source, tag, handler, buffer);
             }
         }, executor);
     }

@@ -148,15 +148,11 @@ final class Checkpointer
         requests.removeFirst();
         final Cut c = new Cut(store.nextGeneration(), r.frontier(), r.globalIndex(), store.incarnation(),
             r.programHash());
-        if (take(c, now))
-        {
-            releaseAwaitingCut();
-        }
-        else
+        if (!take(c, now))
         {
             requests.clear();
-            releaseAwaitingCut();
         }
+        releaseAwaitingCut();
     }
 
     /** Tasks parked until a requested cut began are admitted again (and may park on that cut's captures). */
