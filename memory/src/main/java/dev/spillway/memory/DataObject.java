@@ -181,6 +181,12 @@ public final class DataObject
         version++;
     }
 
+    /** A restored object resumes at the version its checkpoint block holds. */
+    public void restoredVersion(final long version)
+    {
+        this.version = version;
+    }
+
     /** @return whether an in-flight fetch must read from NVMe (false: allocate only). */
     public boolean fetchReads()
     {

@@ -97,7 +97,8 @@ final class Restart
      */
     void restoreContents(final DataRef ref)
     {
-        final int length = point.blocks().get(ref.tag()).length();
+        final RestorePoint.Block block = point.blocks().get(ref.tag());
+        final int length = block.length();
         if (length != ref.size())
         {
             throw new IllegalArgumentException("data '" + ref.tag() + "' is declared with " + ref.size() +
@@ -109,6 +110,7 @@ final class Restart
         ref.object.stored(true);
         ref.object.discardable(false);
         ref.object.residency(Residency.IN_NVM);
+        ref.object.restoredVersion(block.version());
     }
 
     /**

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,6 +126,17 @@ class CheckpointEngineTest
         return sum.get();
     }
 
+    /** @return how many tasks before {@code frontier} write {@code xi}: its init (task #i) and its steps. */
+    private static long writesBefore(final int i, final long frontier)
+    {
+        long writes = i < frontier ? 1 : 0;
+        for (int k = i; k < TASKS && OBJECTS + k < frontier; k += OBJECTS)
+        {
+            writes++;
+        }
+        return writes;
+    }
+
     private static void fill(final ByteBuffer b, final long seed)
     {
         for (int j = 0; j + 8 <= b.capacity() && j + 8 <= SIZE; j += 8)
@@ -184,6 +196,16 @@ class CheckpointEngineTest
         assertEquals(golden, result);
         assertTrue(report.restoredGeneration() >= 0, report.toString());
         assertTrue(report.restoredTasks() > 0 && report.restoredTasks() <= 170 + OBJECTS, report.toString());
+        final List<Cut> cuts = store.cuts();
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            final List<Long> versions = store.versions("x" + i);
+            for (int g = 0; g < cuts.size(); g++)
+            {
+                assertEquals(writesBefore(i, cuts.get(g).frontier()), versions.get(g), "x" + i + "'s version in " +
+                    cuts.get(g) + " (a restored object resumes at its checkpoint's version): " + versions);
+            }
+        }
         try (Spillway sw = config(2, 256 << 10).checkpoints(store, everyTasks(25)).build())
         {
             assertEquals(-1, sw.checkpointReport().restoredGeneration(), "a finished run is not resumed");

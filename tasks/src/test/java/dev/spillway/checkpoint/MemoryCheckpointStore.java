@@ -44,7 +44,7 @@ final class MemoryCheckpointStore implements CheckpointStore
             public Map<String, Block> blocks()
             {
                 final Map<String, Block> m = new HashMap<>();
-                g.blocks.forEach((tag, bytes) -> m.put(tag, new Block(bytes.length, 0)));
+                g.blocks.forEach((tag, bytes) -> m.put(tag, new Block(bytes.length, g.versions.get(tag))));
                 return m;
             }
 
@@ -87,8 +87,9 @@ final class MemoryCheckpointStore implements CheckpointStore
     {
         begun++;
         next = cut.generation() + 1;
-        final Generation g = new Generation(cut,
-            committed.isEmpty() ? new HashMap<>() : new HashMap<>(committed.lastEntry().getValue().blocks));
+        final Generation base = committed.isEmpty() ? null : committed.lastEntry().getValue();
+        final Generation g = new Generation(cut, base == null ? new HashMap<>() : new HashMap<>(base.blocks),
+            base == null ? new HashMap<>() : new HashMap<>(base.versions));
         return new GenerationWriter()
         {
             @Override
@@ -103,6 +104,7 @@ final class MemoryCheckpointStore implements CheckpointStore
                 final byte[] bytes = new byte[src.remaining()];
                 src.duplicate().get(bytes);
                 g.blocks.put(tag, bytes);
+                g.versions.put(tag, version);
             }
 
             @Override
@@ -170,6 +172,12 @@ final class MemoryCheckpointStore implements CheckpointStore
         return Set.copyOf(committed.get(cut.generation()).blocks.keySet());
     }
 
+    /** @return the data version each committed generation holds for {@code tag}, oldest first (-1: none). */
+    synchronized List<Long> versions(final String tag)
+    {
+        return committed.values().stream().map(g -> g.versions.getOrDefault(tag, -1L)).toList();
+    }
+
     synchronized int generations()
     {
         return committed.size();
@@ -191,7 +199,7 @@ final class MemoryCheckpointStore implements CheckpointStore
         return !committed.isEmpty();
     }
 
-    private record Generation(Cut cut, Map<String, byte[]> blocks)
+    private record Generation(Cut cut, Map<String, byte[]> blocks, Map<String, Long> versions)
     {
     }
 }
