@@ -129,7 +129,7 @@ public final class Engine
         trace = config.traceFile() == null ? null : new Trace(rows);
 
         agent = new IoAgent(this, poller, ready, live, counters);
-        quiescence = new Quiescence(agent, workers);
+        quiescence = new Quiescence(() -> finished(agent, workers));
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence);
         totals = new Totals(counters, workers, agent, budget, store.name());
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
@@ -214,7 +214,18 @@ public final class Engine
     /** IO thread: an internal task (a checkpoint save) joins the count awaited by {@link #awaitAll}. */
     void countInternal()
     {
-        quiescence.submitted();
+        quiescence.internalSubmitted();
+    }
+
+    /** @return tasks finished through the IO thread and, without data, on the workers. */
+    private static long finished(final IoAgent agent, final Worker[] workers)
+    {
+        long done = agent.finished();
+        for (final Worker w : workers)
+        {
+            done += w.completed.get() + w.failed.get();
+        }
+        return done;
     }
 
     /** Worker side of a task without data ({@link Submissions}): records the outcome. */

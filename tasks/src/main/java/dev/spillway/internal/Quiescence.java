@@ -6,13 +6,15 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Counts tasks submitted against tasks finished, and lets callers wait until none is left ({@code awaitAll},
  * {@code close}). The IO thread and the workers wake the waiters when the count may have reached zero; an indefinite
- * wait logs a stall report every 10 s.
+ * wait logs a stall report every 10 s. Each counter has one writer: user tasks are counted under the submit lock,
+ * internal tasks (checkpoint saves) on the IO thread, so neither needs an atomic read-modify-write.
  */
 final class Quiescence
 {
@@ -20,32 +22,34 @@ final class Quiescence
     private static final long STALL_REPORT_NANOS = 10_000_000_000L;
 
     private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong internal = new AtomicLong();
     private final AtomicInteger waiters = new AtomicInteger();
     private final Object lock = new Object();
-    private final IoAgent agent;
-    private final Worker[] workers;
+    private final LongSupplier finished;
 
-    Quiescence(final IoAgent agent, final Worker[] workers)
+    /** @param finished how many tasks finished so far, on any thread; it only grows. */
+    Quiescence(final LongSupplier finished)
     {
-        this.agent = agent;
-        this.workers = workers;
+        this.finished = finished;
     }
 
-    /** Under the submit lock, or on the IO thread for internal tasks: one more task to wait for. */
+    /** Under the submit lock: one more user task to wait for. */
     void submitted()
     {
         Counters.add(submitted, 1);
     }
 
-    /** @return tasks submitted and not yet finished. */
+    /** IO thread: one more internal task (a checkpoint save) to wait for. */
+    void internalSubmitted()
+    {
+        Counters.add(internal, 1);
+    }
+
+    /** @return tasks submitted and not yet finished; finished tasks are read first, so it never reads low. */
     long incomplete()
     {
-        long done = agent.finished();
-        for (final Worker w : workers)
-        {
-            done += w.completed.get() + w.failed.get();
-        }
-        return submitted.get() - done;
+        final long done = finished.getAsLong();
+        return submitted.get() + internal.get() - done;
     }
 
     /** IO thread or worker, after finishing tasks: wakes the waiters if none is left. */
