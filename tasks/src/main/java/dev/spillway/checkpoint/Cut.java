@@ -18,10 +18,11 @@ public record Cut(long generation, long frontier, long globalIndex, long incarna
     /** The {@link #globalIndex} of a cut that is not part of a global checkpoint. */
     public static final long LOCAL = -1;
 
-    /** A cut this runtime chose alone ({@link #LOCAL}). */
-    public Cut(final long generation, final long frontier, final long incarnation, final long programHash)
+    /** @return a cut this runtime chose alone ({@link #LOCAL}). */
+    public static Cut local(final long generation, final long frontier, final long incarnation,
+        final long programHash)
     {
-        this(generation, frontier, LOCAL, incarnation, programHash);
+        return new Cut(generation, frontier, LOCAL, incarnation, programHash);
     }
 
     /** @return whether every rank of a distributed job takes this cut. */

@@ -128,7 +128,7 @@ final class Checkpointer
         {
             return;
         }
-        take(new Cut(store.nextGeneration(), latestAdmitted.seq + 1, store.incarnation(), latestAdmitted.prefixHash),
+        take(Cut.local(store.nextGeneration(), latestAdmitted.seq + 1, store.incarnation(), latestAdmitted.prefixHash),
             now);
     }
 

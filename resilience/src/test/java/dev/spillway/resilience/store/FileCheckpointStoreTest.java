@@ -109,7 +109,7 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
             final RestorePoint point = store.restore(log::add);
-            assertEquals(new Cut(1, 10, 0, 42), point.cut());
+            assertEquals(Cut.local(1, 10, 0, 42), point.cut());
             assertEquals(1, store.incarnation());
             assertEquals(2, store.nextGeneration());
             assertEquals(4, point.blocks().size());
@@ -203,7 +203,7 @@ class FileCheckpointStoreTest
             store.restore(log::add);
             commit(store, Map.of("a", bytes(1, 5000)), 1);
             final List<String> before = Fixture.files(dir);
-            final GenerationWriter writer = store.begin(new Cut(store.nextGeneration(), 5, 0, 42));
+            final GenerationWriter writer = store.begin(Cut.local(store.nextGeneration(), 5, 0, 42));
             writer.save("a", Fixture.aligned(bytes(2, 20_000)), 2);
             writer.save("b", Fixture.aligned(bytes(3, 300)), 2);
             assertTrue(Files.exists(Generations.blocks(dir, 1)));
@@ -222,14 +222,14 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
             store.restore(log::add);
-            final GenerationWriter writer = store.begin(new Cut(0, 1, 0, 42));
+            final GenerationWriter writer = store.begin(Cut.local(0, 1, 0, 42));
             final IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> store.begin(new Cut(1, 2, 0, 42)));
+                () -> store.begin(Cut.local(1, 2, 0, 42)));
             assertTrue(e.getMessage().contains("generation 0") && e.getMessage().contains("in flight"),
                 e.getMessage());
             writer.commit();
-            store.begin(new Cut(1, 2, 0, 42)).commit();
-            assertThrows(IllegalArgumentException.class, () -> store.begin(new Cut(1, 3, 0, 42)));
+            store.begin(Cut.local(1, 2, 0, 42)).commit();
+            assertThrows(IllegalArgumentException.class, () -> store.begin(Cut.local(1, 3, 0, 42)));
         }
     }
 
@@ -238,7 +238,7 @@ class FileCheckpointStoreTest
     {
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
-            assertThrows(IllegalStateException.class, () -> store.begin(new Cut(0, 1, 0, 42)));
+            assertThrows(IllegalStateException.class, () -> store.begin(Cut.local(0, 1, 0, 42)));
         }
     }
 
@@ -249,7 +249,7 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
             store.restore(log::add);
-            final GenerationWriter writer = store.begin(new Cut(0, 1, 0, 42));
+            final GenerationWriter writer = store.begin(Cut.local(0, 1, 0, 42));
             final ByteBuffer heap = ByteBuffer.allocate(7000).position(3);
             heap.put(data).flip().position(3);
             writer.save("heap", heap, 1);
@@ -338,7 +338,7 @@ class FileCheckpointStoreTest
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {
             store.restore(log::add);
-            store.begin(new Cut(0, 1, 0, 42)).save("a", Fixture.aligned(bytes(1, 100)), 1);
+            store.begin(Cut.local(0, 1, 0, 42)).save("a", Fixture.aligned(bytes(1, 100)), 1);
         }
         assertEquals(List.of(Generations.STARTS), Fixture.files(dir), "only the run's start is left");
     }

@@ -46,7 +46,7 @@ final class Fixture
         throws IOException
     {
         final long generation = store.nextGeneration();
-        final GenerationWriter writer = store.begin(new Cut(generation, 10 * generation, store.incarnation(), 42));
+        final GenerationWriter writer = store.begin(Cut.local(generation, 10 * generation, store.incarnation(), 42));
         for (final Map.Entry<String, byte[]> block : blocks.entrySet())
         {
             writer.save(block.getKey(), aligned(block.getValue()), version);

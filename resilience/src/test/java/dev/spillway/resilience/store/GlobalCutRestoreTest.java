@@ -125,7 +125,7 @@ class GlobalCutRestoreTest
     @Test
     void aVersionOneManifestReadsAsALocalCut() throws Exception
     {
-        final Manifest m = new Manifest(new Cut(3, 7, 1, 42), 5, 6, new TreeMap<>());
+        final Manifest m = new Manifest(Cut.local(3, 7, 1, 42), 5, 6, new TreeMap<>());
         final byte[] v2 = ManifestCodec.encode(m);
         final ByteArrayOutputStream v1 = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(v1))
