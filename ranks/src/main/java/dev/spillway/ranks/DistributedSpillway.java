@@ -77,6 +77,10 @@ public final class DistributedSpillway implements TaskRuntime
                 "policy, so every rank cuts at the same global index; got " + config.checkpointPolicy().describe());
         }
         this.checkpoints = (GlobalCheckpoints)config.checkpointPolicy();
+        if (checkpoints != null)
+        {
+            checkpoints.checkUnattached();
+        }
         this.local = config.build();
         this.cuts = new SubmissionCuts(submitLock, local, checkpoints);
         this.loss = new JobLoss(transport, local, checkpoints, cuts);

@@ -149,13 +149,19 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return globalCommits;
     }
 
-    /** Starts the message handling; called by the runtime that uses it. */
-    void attach(final Transport transport, final DistributedSpillway runtime)
+    /** @throws IllegalStateException if a runtime uses it already: checked before a second one builds anything. */
+    void checkUnattached()
     {
-        if (this.transport != null)
+        if (transport != null)
         {
             throw new IllegalStateException("a GlobalCheckpoints serves one DistributedSpillway; make one per rank");
         }
+    }
+
+    /** Starts the message handling; called by the runtime that uses it. */
+    void attach(final Transport transport, final DistributedSpillway runtime)
+    {
+        checkUnattached();
         this.transport = transport;
         this.runtime = runtime;
         executor = Executors.newSingleThreadScheduledExecutor(r ->

@@ -165,6 +165,25 @@ class GlobalCheckpointsTest
         }
     }
 
+    /** A policy given to a second runtime is refused before that runtime opens anything (its store, its threads). */
+    @Test
+    void aPolicyServesOneRuntime() throws Exception
+    {
+        final Path root = Files.createDirectories(dir.resolve("twice"));
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        try (InProcessFabric fabric = new InProcessFabric(1, Duration.ofSeconds(20));
+             DistributedSpillway first = new DistributedSpillway(fabric.transport(0),
+                 config(0).checkpoints(new CutLog(cut -> { }), policy)))
+        {
+            final Path second = dir.resolve("second");
+            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> new DistributedSpillway(
+                fabric.transport(0), Spillway.builder().storeDir(second).checkpoints(new CutLog(cut -> { }), policy)));
+            assertTrue(e.getMessage().contains("one per rank"), e.getMessage());
+            assertFalse(Files.exists(second), "the refused runtime opened a store in " + second);
+            assertNull(first.restartNeeded());
+        }
+    }
+
     /**
      * Every rank committed cuts at {@code expected}, in order; rank 0's record named the previous cut whenever it
      * began one (it begins a cut only once the one before is globally committed, and no later one can be); and the
