@@ -286,15 +286,9 @@ final class RunCommand implements Callable<Integer>
     /** @return which peer of {@code transport} is lost, and why, or null while all are alive. */
     private static String lostPeer(final Transport transport)
     {
-        for (int r = 0; r < transport.size(); r++)
-        {
-            final String reason = r == transport.rank() ? null : transport.lostReason(r);
-            if (reason != null)
-            {
-                return "rank " + r + " is lost (" + reason + ")";
-            }
-        }
-        return null;
+        final int r = transport.firstLost();
+        final String reason = r < 0 ? null : transport.lostReason(r);
+        return reason == null ? null : "rank " + r + " is lost (" + reason + ")";
     }
 
     /** On an interrupt: removes what the run put in {@code --dir}; nothing can be reported any more. */

@@ -65,14 +65,11 @@ final class JobLoss
     /** Acts on the first peer already lost (one lost before the listener was added, or seen by a failed wait). */
     private void checkLost()
     {
-        for (int r = 0; r < transport.size(); r++)
+        final int r = transport.firstLost();
+        final String reason = r < 0 ? null : transport.lostReason(r);
+        if (reason != null)
         {
-            final String reason = r == transport.rank() ? null : transport.lostReason(r);
-            if (reason != null)
-            {
-                lost(r, reason);
-                return;
-            }
+            lost(r, reason);
         }
     }
 

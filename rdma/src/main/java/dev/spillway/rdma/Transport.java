@@ -133,6 +133,19 @@ public interface Transport extends AutoCloseable
      */
     String lostReason(int rank);
 
+    /** @return the lowest-numbered peer now considered lost, or -1 while every peer is alive. */
+    default int firstLost()
+    {
+        for (int r = 0; r < size(); r++)
+        {
+            if (r != rank() && lostReason(r) != null)
+            {
+                return r;
+            }
+        }
+        return -1;
+    }
+
     /**
      * Adds a listener for peers lost and rejoined. It hears of the events that happen after this call returns, each
      * once, on the transport's event thread (see {@link PeerListener}); not of earlier ones, which {@link #lostReason}

@@ -376,10 +376,12 @@ abstract class TransportContract
     {
         final Transport[] t = group(TIMEOUT);
         final Heard[] heard = listen(t);
+        assertEquals(-1, t[0].firstLost(), "no peer is lost yet");
         lose(t, 2);
         for (int s = 0; s < 2; s++)
         {
             final PeerEvent lost = heard[s].next("rank " + s + " to hear that rank 2 was lost");
+            assertEquals(2, t[s].firstLost());
             assertEquals(PeerEvent.Kind.LOST, lost.kind());
             assertEquals(2, lost.rank());
             assertEquals(0, lost.incarnation());
@@ -396,6 +398,7 @@ abstract class TransportContract
                 "a loss was told twice, or the rejoin not at all");
             assertEquals(1, t[s].incarnation(2));
             assertNull(t[s].lostReason(2), "a rejoined rank is still lost");
+            assertEquals(-1, t[s].firstLost(), "a rejoined rank is still the first lost");
         }
         assertEquals(PeerEvent.rejoined(2, 1), late.next("the listener added after the loss to hear the rejoin"),
             "a listener was told of a loss before it was added");
