@@ -12,9 +12,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -290,13 +292,15 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         lastLocalCommitted = cut.globalIndex();
         if (transport.rank() == DistributedSpillway.ROOT)
         {
-            // A generation may commit while the runtime closes, after the executor was shut down.
-            synchronized (stopLock)
+            // A generation may commit while the runtime closes, after the executor was shut down. The IO thread
+            // never takes stopLock, which the executor holds while it syncs the record.
+            try
             {
-                if (!stopped)
-                {
-                    executor.execute(() -> onCommitted(cut.globalIndex()));
-                }
+                executor.execute(() -> onCommitted(cut.globalIndex()));
+            }
+            catch (final RejectedExecutionException closed)
+            {
+                LOG.log(DEBUG, "spillway: the cut at global index " + cut.globalIndex() + " committed after close");
             }
         }
         else
