@@ -4,6 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -77,6 +78,28 @@ final class RunChecks
         {
             throw new ParameterException(commandLine, "--checkpoint-dir " + checkpointDir + " cannot hold " +
                 "checkpoints: " + why + "; choose a directory this user can create and write");
+        }
+    }
+
+    /**
+     * Refuses an output file ({@code --json}, {@code --report}) that could not be written when the run ends, so a
+     * long run is not lost to a typo; null passes.
+     */
+    void outputFile(final String option, final Path file)
+    {
+        if (file == null)
+        {
+            return;
+        }
+        final Path parent = file.toAbsolutePath().getParent();
+        final String why = Files.isDirectory(file) ? "it is a directory" :
+            parent == null || !Files.isDirectory(parent) ? "directory " + parent + " does not exist" :
+            Files.exists(file) && !Files.isWritable(file) ? "it is not writable" :
+            !Files.isWritable(parent) ? "directory " + parent + " is not writable" : null;
+        if (why != null)
+        {
+            throw new ParameterException(commandLine, option + " " + file + " cannot be written: " + why +
+                "; nothing was run");
         }
     }
 

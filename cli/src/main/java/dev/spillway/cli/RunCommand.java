@@ -8,6 +8,7 @@ import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.TransportException;
 import dev.spillway.cli.report.UtilisationReport;
 import picocli.CommandLine.Command;
@@ -139,6 +140,11 @@ final class RunCommand implements Callable<Integer>
         }
         final int w = checks.workers(workers);
         checks.checkpointDir(checkpointDir);
+        if (!distributed || "0".equals(System.getenv().getOrDefault(TransportConfig.RANK_ENV, "").trim()))
+        {
+            checks.outputFile("--json", json);
+        }
+        checks.outputFile("--report", report);
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code spillway run}: the JSON it writes, its baselines and report, and each bad input refused by name. */
@@ -197,6 +198,22 @@ class RunCommandTest
     {
         assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
         assertTrue(err.toString().contains("unknown policy letter 'q'"), err::toString);
+    }
+
+    /** Output files are checked before the run: a typo must not cost a long run its results. */
+    @Test
+    void anUnwritableOutputFileIsRefusedBeforeTheRun()
+    {
+        final Path missing = tmp.resolve("no-such-dir").resolve("r.json");
+        final Path spill = tmp.resolve("spill");
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--json",
+            missing.toString()));
+        assertTrue(err.toString().contains("--json " + missing + " cannot be written: directory " +
+            missing.getParent() + " does not exist; nothing was run"), err::toString);
+        assertFalse(Files.exists(spill), "the run went ahead and prepared its spill directory");
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--report",
+            tmp.toString()));
+        assertTrue(err.toString().contains("--report " + tmp + " cannot be written: it is a directory"), err::toString);
     }
 
     @Test
