@@ -1,7 +1,6 @@
 package dev.spillway.cli;
 
 import dev.spillway.SpillwayConfig;
-import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.rdma.Transport;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.resilience.Checkpoints;
@@ -31,23 +30,16 @@ final class RankCheckpoints
     static GlobalCheckpoints configure(final SpillwayConfig config, final Transport transport, final Path root,
         final String every, final Double mtbfSeconds, final int incarnation) throws IOException
     {
-        final CheckpointPolicy checked = Checkpoints.policy(every, mtbfSeconds);
+        Checkpoints.check(every, mtbfSeconds);
         final long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
         final FileCheckpointStore store = Checkpoints.store(root.resolve("rank-" + transport.rank()))
             .globalCut(restored).open();
         try
         {
             final String text = every.trim().toLowerCase(Locale.ROOT);
-            final GlobalCheckpoints policy;
-            if (text.matches("\\d{1,18}"))
-            {
-                policy = GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation);
-            }
-            else
-            {
-                policy = GlobalCheckpoints.agreed(text.equals("auto") && mtbfSeconds == null ?
-                    Checkpoints.policy(store, every, null) : checked, root, restored, incarnation);
-            }
+            final GlobalCheckpoints policy = text.matches("\\d{1,18}") ?
+                GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation) :
+                GlobalCheckpoints.agreed(Checkpoints.policy(store, every, mtbfSeconds), root, restored, incarnation);
             config.checkpoints(store, policy);
             return policy;
         }

@@ -58,17 +58,30 @@ public final class Checkpoints
     public static SpillwayConfig configure(final SpillwayConfig config, final Path dir, final String every,
         final Double mtbfSeconds) throws IOException
     {
-        final String text = checkEvery(every, mtbfSeconds);
-        final CheckpointPolicy fixed = text.equals("auto") ? null : fixed(text, every);
+        check(every, mtbfSeconds);
         final FileCheckpointStore store = store(dir).open();
         try
         {
-            return config.checkpoints(store, fixed != null ? fixed : policy(store, every, mtbfSeconds));
+            return config.checkpoints(store, policy(store, every, mtbfSeconds));
         }
         catch (final RuntimeException e)
         {
             store.close();
             throw e;
+        }
+    }
+
+    /**
+     * Refuses a bad interval or MTBF before anything is opened, as {@link #policy(String, Double)} would.
+     *
+     * @throws IllegalArgumentException naming the bad value.
+     */
+    public static void check(final String every, final Double mtbfSeconds)
+    {
+        final String text = checkEvery(every, mtbfSeconds);
+        if (!text.equals("auto"))
+        {
+            fixed(text, every);
         }
     }
 

@@ -44,14 +44,14 @@ final class MemoryCheckpointStore implements CheckpointStore
             public Map<String, Block> blocks()
             {
                 final Map<String, Block> m = new HashMap<>();
-                g.blocks.forEach((tag, bytes) -> m.put(tag, new Block(bytes.length, g.versions.get(tag))));
+                g.blocks.forEach((tag, saved) -> m.put(tag, new Block(saved.bytes().length, saved.version())));
                 return m;
             }
 
             @Override
             public int read(final String tag, final ByteBuffer dst)
             {
-                final byte[] bytes = g.blocks.get(tag);
+                final byte[] bytes = g.blocks.get(tag).bytes();
                 dst.duplicate().put(bytes);
                 return bytes.length;
             }
@@ -88,8 +88,7 @@ final class MemoryCheckpointStore implements CheckpointStore
         begun++;
         next = cut.generation() + 1;
         final Generation base = committed.isEmpty() ? null : committed.lastEntry().getValue();
-        final Generation g = new Generation(cut, base == null ? new HashMap<>() : new HashMap<>(base.blocks),
-            base == null ? new HashMap<>() : new HashMap<>(base.versions));
+        final Generation g = new Generation(cut, base == null ? new HashMap<>() : new HashMap<>(base.blocks));
         return new GenerationWriter()
         {
             @Override
@@ -103,8 +102,7 @@ final class MemoryCheckpointStore implements CheckpointStore
             {
                 final byte[] bytes = new byte[src.remaining()];
                 src.duplicate().get(bytes);
-                g.blocks.put(tag, bytes);
-                g.versions.put(tag, version);
+                g.blocks.put(tag, new Saved(bytes, version));
             }
 
             @Override
@@ -175,7 +173,8 @@ final class MemoryCheckpointStore implements CheckpointStore
     /** @return the data version each committed generation holds for {@code tag}, oldest first (-1: none). */
     synchronized List<Long> versions(final String tag)
     {
-        return committed.values().stream().map(g -> g.versions.getOrDefault(tag, -1L)).toList();
+        return committed.values().stream()
+            .map(g -> g.blocks.containsKey(tag) ? g.blocks.get(tag).version() : -1L).toList();
     }
 
     synchronized int generations()
@@ -199,7 +198,11 @@ final class MemoryCheckpointStore implements CheckpointStore
         return !committed.isEmpty();
     }
 
-    private record Generation(Cut cut, Map<String, byte[]> blocks, Map<String, Long> versions)
+    private record Generation(Cut cut, Map<String, Saved> blocks)
+    {
+    }
+
+    private record Saved(byte[] bytes, long version)
     {
     }
 }
