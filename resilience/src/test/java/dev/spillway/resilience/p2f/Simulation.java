@@ -38,7 +38,8 @@ final class Simulation
     /** Which assertions run; a mutation control disables the one that would catch it first. */
     enum Oracle
     {
-        OUTPUT, EXACTLY_ONCE, RECOVERY_LINE, NO_DOMINO, LOG_REPLAYS, MINIMAL_LOGGING, LIVENESS, ORPHAN_COUNT
+        OUTPUT, EXACTLY_ONCE, RECOVERY_LINE, NO_DOMINO, LOG_REPLAYS, MINIMAL_LOGGING, CAUSAL_DELIVERY, LIVENESS,
+        ORPHAN_COUNT
     }
 
     /** When a seeded failure fires. */
@@ -82,11 +83,17 @@ final class Simulation
         ORIGINAL, REEXECUTED, LOG, NON_ACK
     }
 
-    private record Envelope(int source, int target, Stamp stamp, Long payload, Path path)
+    /** A transfer in a channel; {@code clock} is the sender's matrix clock (test-only): transfers s→d in its past. */
+    private record Envelope(int source, int target, Stamp stamp, Long payload, Path path, long[] clock)
     {
     }
 
     private record Ack(int receiver, int sender, long ssn, int epoch)
+    {
+    }
+
+    /** What a sender keeps of a transfer: its payload and its matrix clock. */
+    private record Content(long value, long[] clock)
     {
     }
 
@@ -109,7 +116,8 @@ final class Simulation
         Map<Long, Integer> sendEpochs;
         Set<Long> acked;
         long[] sent;
-        ProtocolSection<Long> section;
+        long[] clock;
+        ProtocolSection<Content> section;
     }
 
     private final class Rank
@@ -123,19 +131,21 @@ final class Simulation
         Map<Long, Integer> sendEpochs = new HashMap<>();
         Set<Long> acked = new HashSet<>();
         long[] sent;
-        PastToFuture<Long> protocol;
+        long[] clock;
+        PastToFuture<Content> protocol;
         final NavigableMap<Integer, Image> generations = new TreeMap<>();
         final ArrayDeque<EpochCut> inFlight = new ArrayDeque<>();
         final ArrayDeque<Image> inFlightImages = new ArrayDeque<>();
         int decidedPc = -1;
         boolean cutWanted;
-        final List<ArrayDeque<Replay<Long>>> replays = new ArrayList<>();
+        final List<ArrayDeque<Replay<Content>>> replays = new ArrayList<>();
 
         Rank(final int id)
         {
             this.id = id;
             this.program = workload.programs().get(id);
             this.sent = new long[ranks.length];
+            this.clock = new long[ranks.length * ranks.length];
             this.protocol = new PastToFuture<>(id, ranks.length, workload.initialEpochs()[id], schedule.options(),
                 schedule.mutations());
             for (int r = 0; r < ranks.length; r++)
@@ -155,6 +165,7 @@ final class Simulation
             image.sendEpochs = new HashMap<>(sendEpochs);
             image.acked = new HashSet<>(acked);
             image.sent = sent.clone();
+            image.clock = clock.clone();
             return image;
         }
 
@@ -173,6 +184,7 @@ final class Simulation
             sendEpochs = new HashMap<>(image.sendEpochs);
             acked = new HashSet<>(image.acked);
             sent = image.sent.clone();
+            clock = image.clock.clone();
             protocol = image.section == null
                 ? new PastToFuture<>(id, ranks.length, workload.initialEpochs()[id], schedule.options(), schedule.mutations())
                 : PastToFuture.restore(image.section, schedule.options(), schedule.mutations());
@@ -181,7 +193,7 @@ final class Simulation
             inFlightImages.clear();
             cutWanted = false;
             decidedPc = pc;
-            for (final ArrayDeque<Replay<Long>> queue : replays)
+            for (final ArrayDeque<Replay<Content>> queue : replays)
             {
                 queue.clear();
             }
@@ -438,7 +450,7 @@ final class Simulation
         for (final Rank rank : ranks)
         {
             rank.protocol.endRecovery();
-            for (final ArrayDeque<Replay<Long>> queue : rank.replays)
+            for (final ArrayDeque<Replay<Content>> queue : rank.replays)
             {
                 queue.clear();
             }
@@ -494,7 +506,7 @@ final class Simulation
     {
         for (final Rank rank : ranks)
         {
-            for (final ArrayDeque<Replay<Long>> queue : rank.replays)
+            for (final ArrayDeque<Replay<Content>> queue : rank.replays)
             {
                 if (!queue.isEmpty())
                 {
@@ -733,7 +745,7 @@ final class Simulation
             {
                 for (int d = 0; d < ranks.length; d++)
                 {
-                    final Replay<Long> head = rank.replays.get(d).peek();
+                    final Replay<Content> head = rank.replays.get(d).peek();
                     if (head != null && released(head.phase(), false))
                     {
                         enabled.add(new long[] {REPLAY, rank.id, d});
@@ -846,7 +858,9 @@ final class Simulation
         {
             final int target = op.peer();
             final long payload = mix(rank.app, target * 0x9E3779B97F4A7C15L + rank.sent[target]);
-            final Stamp stamp = rank.protocol.send(target, payload);
+            rank.clock[rank.id * ranks.length + target] = rank.sent[target] + 1;
+            final long[] clock = rank.clock.clone();
+            final Stamp stamp = rank.protocol.send(target, new Content(payload, clock));
             if (stamp.ssn() != rank.sent[target])
             {
                 throw new AssertionError("rank " + rank.id + " stamped ssn " + stamp.ssn() + " for its transfer "
@@ -857,7 +871,7 @@ final class Simulation
             rank.app = mix(rank.app, 0x5E4DL + target);
             final boolean reexecuted = session != null && session.reexecuting.contains(rank.id);
             channels[rank.id][target].add(new Envelope(rank.id, target, stamp, stamp.suppressed() ? null : payload,
-                reexecuted ? Path.REEXECUTED : Path.ORIGINAL));
+                reexecuted ? Path.REEXECUTED : Path.ORIGINAL, clock));
             count(stamp.suppressed() ? "suppressed orphans" : "sends");
             rank.pc++;
             return;
@@ -880,6 +894,14 @@ final class Simulation
         final Reception reception = receive(envelope);
         if (reception != null && reception.deliver())
         {
+            if (op.kind() == Kind.RECV_ANY)
+            {
+                checkCausalOrder(rank, envelope);
+            }
+            for (int i = 0; i < rank.clock.length; i++)
+            {
+                rank.clock[i] = Math.max(rank.clock[i], envelope.clock()[i]);
+            }
             rank.history.add(new Delivery(source, envelope.stamp().ssn(), envelope.payload()));
             rank.app = mix(rank.app, envelope.payload());
             rank.protocol.consumed(reception.phase());
@@ -914,6 +936,25 @@ final class Simulation
         }
         rank.generations.put(cut.epoch(), image);
         collectGarbage();
+    }
+
+    /**
+     * Oracle 7, where the runtime picks the match (an anonymous receive): every transfer to this rank in the causal
+     * past of the one delivered has been delivered already.
+     */
+    private void checkCausalOrder(final Rank receiver, final Envelope envelope)
+    {
+        for (int s = 0; s < ranks.length; s++)
+        {
+            final long inPast = envelope.clock()[s * ranks.length + receiver.id] - (s == envelope.source() ? 1 : 0);
+            final long delivered = receiver.protocol.lastAccepted(s) + (s == envelope.source() ? 0 : 1);
+            if (delivered < inPast)
+            {
+                violate(Oracle.CAUSAL_DELIVERY, "rank " + receiver.id + " matched " + envelope.stamp() + " from rank "
+                    + envelope.source() + " before transfer " + (inPast - 1) + " from rank " + s
+                    + ", which precedes it causally");
+            }
+        }
     }
 
     /** A transfer reaches its receiver: a receive operation, or a duplicate dropped. */
@@ -987,11 +1028,12 @@ final class Simulation
         count(pastToFuture ? "logged" : "not logged");
     }
 
-    private void replay(final Rank sender, final Replay<Long> replay)
+    private void replay(final Rank sender, final Replay<Content> replay)
     {
         final Path path = replay.from() == Replay.From.LOG ? Path.LOG : Path.NON_ACK;
         channels[sender.id][replay.target()].add(new Envelope(sender.id, replay.target(),
-            new Stamp(replay.target(), replay.ssn(), replay.epoch(), replay.phase(), false), replay.payload(), path));
+            new Stamp(replay.target(), replay.ssn(), replay.epoch(), replay.phase(), false), replay.payload().value(),
+            path, replay.payload().clock()));
         count("replays " + path.name().toLowerCase());
     }
 
