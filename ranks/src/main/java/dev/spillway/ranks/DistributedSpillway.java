@@ -287,8 +287,6 @@ public final class DistributedSpillway implements TaskRuntime
             awaitedAll = false;
             final long globalIndex = cuts.begin();
             final Placement[] objects = new Placement[data.length];
-            int runsOn = ROOT;
-            boolean placed = false;
             for (int i = 0; i < objects.length; i++)
             {
                 objects[i] = placements.get(data[i]);
@@ -297,20 +295,16 @@ public final class DistributedSpillway implements TaskRuntime
                     throw new IllegalArgumentException("task '" + name + "': " + data[i] + " was not declared " +
                         "by this DistributedSpillway");
                 }
-                if (!placed && privileges[i].producesContents())
-                {
-                    runsOn = objects[i].owner;
-                    placed = true;
-                }
                 if (privileges[i].readsContents() && objects[i].holder() < 0)
                 {
                     throw new DataNotWrittenException("task '" + name + "' reads '" + data[i].tag() +
                         "', which no earlier task wrote (or whose last use was SCRATCH)");
                 }
             }
+            final int runsOn = Placement.runsOn(objects, privileges, ROOT);
             for (int i = 0; i < objects.length; i++)
             {
-                if (privileges[i].readsContents() && !objects[i].heldBy(runsOn))
+                if (Placement.moves(objects, privileges, i, runsOn))
                 {
                     move(objects[i], runsOn, priority, globalIndex);
                 }
@@ -335,17 +329,7 @@ public final class DistributedSpillway implements TaskRuntime
                 handle = new ElsewhereHandle(name, runsOn);
                 tasksElsewhere++;
             }
-            for (int i = 0; i < objects.length; i++)
-            {
-                if (privileges[i].producesContents())
-                {
-                    objects[i].written(runsOn);
-                }
-                else if (privileges[i] == Privilege.SCRATCH)
-                {
-                    objects[i].scratched();
-                }
-            }
+            Placement.ran(objects, privileges, runsOn);
             cuts.end();
             return handle;
         }

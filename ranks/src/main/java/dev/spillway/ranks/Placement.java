@@ -1,6 +1,7 @@
 package dev.spillway.ranks;
 
 import dev.spillway.Data;
+import dev.spillway.Privilege;
 
 import java.util.Arrays;
 
@@ -49,6 +50,46 @@ final class Placement
             }
         }
         return NONE;
+    }
+
+    /**
+     * The placement rule every rank applies identically: a task runs on the owner of the first object it produces
+     * contents of, or on the root when it produces none; what it reads moves there first unless held there.
+     *
+     * @return the rank the task runs on.
+     */
+    static int runsOn(final Placement[] objects, final Privilege[] privileges, final int root)
+    {
+        for (int i = 0; i < objects.length; i++)
+        {
+            if (privileges[i].producesContents())
+            {
+                return objects[i].owner;
+            }
+        }
+        return root;
+    }
+
+    /** @return whether the task at {@code runsOn} must first receive the latest version of object {@code i}. */
+    static boolean moves(final Placement[] objects, final Privilege[] privileges, final int i, final int runsOn)
+    {
+        return privileges[i].readsContents() && !objects[i].heldBy(runsOn);
+    }
+
+    /** Records what a task on {@code runsOn} did to its objects' versions. */
+    static void ran(final Placement[] objects, final Privilege[] privileges, final int runsOn)
+    {
+        for (int i = 0; i < objects.length; i++)
+        {
+            if (privileges[i].producesContents())
+            {
+                objects[i].written(runsOn);
+            }
+            else if (privileges[i] == Privilege.SCRATCH)
+            {
+                objects[i].scratched();
+            }
+        }
     }
 
     void received(final int rank)

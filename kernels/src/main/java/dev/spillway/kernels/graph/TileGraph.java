@@ -2,13 +2,14 @@ package dev.spillway.kernels.graph;
 
 /**
  * Where the kernels' graph builders submit work. Dependencies follow from submission order and privileges, as in
- * Spillway. Implementations: {@link EngineGraph} (the Spillway engine, in core or out of core) and
- * {@link MappedGraph} (whole matrices in files mapped by the OS: the mmap baseline). Tiles declared with a
+ * Spillway. Implementations: {@link EngineGraph} (the Spillway engine, in core or out of core),
+ * {@link MappedGraph} (whole matrices in files mapped by the OS: the mmap baseline) and {@link ScheduleGraph} (runs
+ * nothing, records the transfers a multi-rank run would make). Tiles declared with a
  * {@link Home} are placed on ranks when the engine graph spans several; tasks run where the tile they write lives.
  */
 public interface TileGraph extends AutoCloseable
 {
-    /** @return {@code spillway} or {@code mmap}. */
+    /** @return {@code spillway}, {@code mmap} or {@code schedule}. */
     String name();
 
     Tile tile(String tag, int bytes);

@@ -1,6 +1,7 @@
 package dev.spillway.resilience.p2f;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.NavigableSet;
@@ -11,7 +12,8 @@ import java.util.NavigableSet;
  * along dependencies: if {@code k} sent {@code j} a non-logged transfer in epoch {@code Es} that {@code j} received
  * in an epoch at or after {@code line[j]}, then {@code line[k] ≤ Es}, rounded down to {@code k}'s newest committed
  * generation at or below {@code Es} (a generation still in flight cannot be restored). Past-to-future transfers are
- * logged and never propagate, so no rank goes below the smallest committed floor: there is no domino effect.
+ * logged and never propagate, so no rank goes below the smallest committed floor: there is no domino effect. A
+ * worklist with a reverse index by target looks at a rank again only when its line drops.
  */
 public final class RecoveryLine
 {
@@ -33,6 +35,18 @@ public final class RecoveryLine
         final List<? extends NavigableSet<Integer>> committed)
     {
         final int ranks = seeds.length;
+        final List<List<Integer>> sendersTo = new ArrayList<>();
+        for (int r = 0; r < ranks; r++)
+        {
+            sendersTo.add(new ArrayList<>());
+        }
+        for (int sender = 0; sender < ranks; sender++)
+        {
+            for (final int target : dependencies.get(sender).targets())
+            {
+                sendersTo.get(target).add(sender);
+            }
+        }
         final int[] line = Arrays.copyOf(seeds, ranks);
         final ArrayDeque<Integer> work = new ArrayDeque<>();
         for (int r = 0; r < ranks; r++)
@@ -45,7 +59,7 @@ public final class RecoveryLine
         while (!work.isEmpty())
         {
             final int target = work.poll();
-            for (int sender = 0; sender < ranks; sender++)
+            for (final int sender : sendersTo.get(target))
             {
                 final int sendEpoch = dependencies.get(sender).earliestSendUndoneBy(target, line[target]);
                 if (sendEpoch == Integer.MAX_VALUE)

@@ -1,7 +1,9 @@
 package dev.spillway.resilience.p2f;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -22,6 +24,48 @@ public final class SentPerEpoch
     public static SentPerEpoch none()
     {
         return new SentPerEpoch(Map.of());
+    }
+
+    /** @return a builder of a table from transfers known some other way (an offline schedule). */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** The ranks this rank depends on. */
+    Set<Integer> targets()
+    {
+        return byTarget.keySet();
+    }
+
+    /** Collects dependencies one non-logged transfer at a time. */
+    public static final class Builder
+    {
+        private final Map<Integer, NavigableMap<Integer, Integer>> byTarget = new HashMap<>();
+
+        private Builder()
+        {
+        }
+
+        /**
+         * @param target       the receiving rank.
+         * @param sendEpoch    the epoch the transfer was sent in.
+         * @param receiveEpoch the epoch it was received in, at most {@code sendEpoch} (else it is logged).
+         * @return this builder.
+         */
+        public Builder add(final int target, final int sendEpoch, final int receiveEpoch)
+        {
+            byTarget.computeIfAbsent(target, t -> new TreeMap<>()).merge(sendEpoch, receiveEpoch, Math::max);
+            return this;
+        }
+
+        /** @return a table of what was added so far; the builder goes on. */
+        public SentPerEpoch build()
+        {
+            final Map<Integer, NavigableMap<Integer, Integer>> copy = new HashMap<>();
+            byTarget.forEach((target, epochs) -> copy.put(target, new TreeMap<>(epochs)));
+            return new SentPerEpoch(copy);
+        }
     }
 
     /**
