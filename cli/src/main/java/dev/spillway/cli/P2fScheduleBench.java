@@ -46,7 +46,7 @@ final class P2fScheduleBench implements Callable<Integer>
         description = "Rank counts (default: ${DEFAULT-VALUE}).")
     private List<Integer> rankCounts;
 
-    @Option(names = "--clusters", split = ",", defaultValue = "2,4,8,16",
+    @Option(names = "--clusters", split = ",", defaultValue = "1,2,4,8,16",
         description = "Cluster counts; those above the rank count are skipped (default: ${DEFAULT-VALUE}).")
     private List<Integer> clusterCounts;
 
@@ -60,8 +60,9 @@ final class P2fScheduleBench implements Callable<Integer>
     private int checkpoints;
 
     @Option(names = "--scale", defaultValue = "4",
-        description = "Tiles per process-grid dimension for lu and gemm (so a tile row spans it this many times), " +
-            "blocks per rank for the stencil, rounds for transpose (default: ${DEFAULT-VALUE}).")
+        description = "Tiles per process-grid dimension for lu and gemm; for the stencil and transpose, steps (all-to-all " +
+            "rounds) per checkpoint interval, as in seed 001's runs, where many iterations fall between two " +
+            "checkpoints (default: ${DEFAULT-VALUE}).")
     private int scale;
 
     @Option(names = "--grid", defaultValue = "10", description = "Failure times (default: ${DEFAULT-VALUE}).")
@@ -94,7 +95,7 @@ final class P2fScheduleBench implements Callable<Integer>
         {
             for (final int ranks : rankCounts)
             {
-                final TransferSchedule schedule = schedule(kernel, ranks, scale);
+                final TransferSchedule schedule = schedule(kernel, ranks, scale, checkpoints + 1);
                 final long interval = Math.max(1, schedule.submissions() / (checkpoints + 1));
                 for (final String cut : cuts)
                 {
@@ -144,8 +145,11 @@ final class P2fScheduleBench implements Callable<Integer>
         }
     }
 
-    /** @return the transfers of {@code kernel} on {@code ranks} ranks, {@code scale} tiles per rank and dimension. */
-    static TransferSchedule schedule(final String kernel, final int ranks, final int scale)
+    /**
+     * @return the transfers of {@code kernel} on {@code ranks} ranks: {@code scale} tiles per process-grid dimension
+     *         (lu, gemm), or {@code scale} steps per each of {@code intervals} checkpoint intervals (stencil, transpose).
+     */
+    static TransferSchedule schedule(final String kernel, final int ranks, final int scale, final int intervals)
     {
         if (scale < 1)
         {
@@ -157,14 +161,14 @@ final class P2fScheduleBench implements Callable<Integer>
         {
             case "lu" -> new Lu(side * tile, tile, false, new JavaBlas());
             case "gemm" -> new Gemm(side * tile, tile, side, new JavaBlas());
-            case "stencil" -> new Stencil(8, 8, 8 * scale * ranks, 1, 1, scale * ranks, 1, 16, 0);
+            case "stencil" -> new Stencil(8, 8, 8 * 2 * ranks, 1, 1, 2 * ranks, 1, scale * intervals, 0);
             case "transpose" -> null;
             default -> throw new IllegalArgumentException("--kernels: unknown kernel '" + kernel
                 + "' (lu, stencil, gemm, transpose)");
         };
         if (k == null)
         {
-            return transpose(ranks, scale);
+            return transpose(ranks, scale * intervals);
         }
         final ScheduleGraph graph = new ScheduleGraph(ranks);
         k.declare(graph);

@@ -34,19 +34,24 @@ final class RankRun
      * @param dramCheck   the budget check, run once the runtime is built.
      * @param verify      whether to verify the result.
      * @param json        the {@code --json} file, or null.
+     * @param traceDir    the {@code --trace-p2f} directory, or null.
      * @return the exit status: the verdict on rank 0, else 0; {@link RestartNeededException#EXIT_STATUS} for a
      *         restart.
      */
     static int run(final Transport transport, final SpillwayConfig config, final GlobalCheckpoints checkpoints,
         final long startMillis, final DramCheck dramCheck, final RunChecks checks, final RunSummary summary,
-        final boolean verify, final Path json) throws IOException
+        final boolean verify, final Path json, final Path traceDir) throws IOException
     {
         final RunResult result;
         final RankFigures figures;
         final CheckpointReport report;
         final DistributedSpillway runtime = new DistributedSpillway(transport, config);
-        try
+        try (P2fTrace trace = traceDir == null ? null : new P2fTrace(traceDir, transport.rank(), transport.size()))
         {
+            if (trace != null)
+            {
+                runtime.record(trace);
+            }
             try (EngineGraph graph = new EngineGraph(runtime);
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", RunCommand.CANCEL_MS, graph::cancel))
             {

@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.ranks.GlobalCheckpoints;
@@ -122,6 +123,11 @@ final class RunCommand implements Callable<Integer>
         (long)MtbfEstimator.DEFAULT_SECONDS + " s).")
     private Double mtbf;
 
+    @Option(names = "--trace-p2f", paramLabel = "DIR", description = "On ranks: rank R writes DIR/rank-R.jsonl, " +
+        "every transfer half (source, target, object, version, global index, local sequence) and every cut, in " +
+        "submission order, for the past-to-future analysis.")
+    private Path traceP2f;
+
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
         description = "semi_blocking or blocking (bench checkpoint compares them).")
     private CheckpointMode checkpointMode;
@@ -137,6 +143,11 @@ final class RunCommand implements Callable<Integer>
         if (distributed)
         {
             checks.onRanks(unsupportedOnRanks());
+        }
+        if (traceP2f != null && !distributed)
+        {
+            throw new ParameterException(spec.commandLine(), "--trace-p2f records the transfers between ranks: run " +
+                "it under spillway launch");
         }
         final int w = checks.workers(workers);
         checks.checkpointDir(checkpointDir);
@@ -230,7 +241,8 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            return RankRun.run(transport, config, global, joinedMillis, dramCheck, checks, summary, !noVerify, json);
+            return RankRun.run(transport, config, global, joinedMillis, dramCheck, checks, summary, !noVerify, json,
+                traceP2f);
         }
         final RunResult result;
         CheckpointReport checkpoints = null;

@@ -36,7 +36,7 @@ class P2fScheduleBenchTest
         {
             for (final int ranks : new int[] {4, 8})
             {
-                final TransferSchedule schedule = P2fScheduleBench.schedule(kernel, ranks, 2);
+                final TransferSchedule schedule = P2fScheduleBench.schedule(kernel, ranks, 2, 5);
                 for (final int clusters : new int[] {2, 4})
                 {
                     final ScheduleAnalysis.Figures f = new ScheduleAnalysis(schedule,
@@ -52,7 +52,7 @@ class P2fScheduleBenchTest
     @Test
     void withOneClusterAndAlignedCutsNothingIsLogged()
     {
-        final TransferSchedule schedule = P2fScheduleBench.schedule("lu", 4, 2);
+        final TransferSchedule schedule = P2fScheduleBench.schedule("lu", 4, 2, 5);
         final ScheduleAnalysis.Figures f = new ScheduleAnalysis(schedule,
             EpochPlan.aligned(4, 1, schedule.submissions() / 4)).figures(4);
         assertEquals(0, f.logged());

@@ -358,8 +358,11 @@ public final class DistributedSpillway implements TaskRuntime
         object.received(target);
     }
 
-    /** For the cut checker (tests): from now on {@code r} hears of this rank's local submissions and cuts. */
-    void record(final Recorder r)
+    /**
+     * From now on {@code r} hears of this rank's local submissions, transfer halves and cuts: for a trace of the
+     * transfers ({@code run --trace-p2f}) and for the cut checker in tests. Call it before submitting.
+     */
+    public void record(final Recorder r)
     {
         synchronized (submitLock)
         {
@@ -368,11 +371,11 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /**
-     * For the cut checker (tests): told, under the submission lock and in submission order, of every task this runtime
-     * submits to its local runtime and of every cut it requests there. A cut requested after local task {@code s}
-     * has the local frontier {@code s + 1}.
+     * Told, under the submission lock and in submission order, of every task this runtime submits to its local
+     * runtime and of every cut it requests there. A cut requested after local task {@code s} has the local frontier
+     * {@code s + 1}. It must be quick: submission waits for it.
      */
-    interface Recorder
+    public interface Recorder
     {
         /** A task that runs here, the task at {@code globalIndex}; {@code seq} is its {@link TaskHandle#seq()}. */
         void task(long globalIndex, long seq);
