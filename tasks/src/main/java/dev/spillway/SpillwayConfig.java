@@ -116,24 +116,35 @@ public final class SpillwayConfig
      * {@code p} for the IO order, {@code s} for the shared ready queue, {@code d} for clean-first eviction.
      * Letters left out turn {@code s} and {@code d} off. Default {@code a,s,d}; property {@code spillway.policy}.
      *
-     * @throws IllegalArgumentException naming an unknown letter.
+     * @throws IllegalArgumentException naming an unknown letter, or two IO orders.
      */
     public SpillwayConfig policy(final String letters)
     {
         checkNotBuilt();
         IoOrder order = IoOrder.FIFO;
+        String orderLetter = null;
         boolean s = false;
         boolean d = false;
         for (final String part : letters.split(","))
         {
-            switch (part.trim())
+            final String letter = part.trim();
+            if (letter.equals("f") || letter.equals("a") || letter.equals("p"))
+            {
+                if (orderLetter != null)
+                {
+                    throw new IllegalArgumentException("policy '" + letters + "' names two IO orders, '" + orderLetter
+                        + "' and '" + letter + "': use one of f, a or p");
+                }
+                orderLetter = letter;
+            }
+            switch (letter)
             {
                 case "f" -> order = IoOrder.FIFO;
                 case "a" -> order = IoOrder.FEWEST_IN_NVM;
                 case "p" -> order = IoOrder.PRIORITY;
                 case "s" -> s = true;
                 case "d" -> d = true;
-                default -> throw new IllegalArgumentException("unknown policy letter '" + part.trim() + "' in '" +
+                default -> throw new IllegalArgumentException("unknown policy letter '" + letter + "' in '" +
                     letters + "': use f, a or p, optionally with s and d, e.g. p,s,d");
             }
         }

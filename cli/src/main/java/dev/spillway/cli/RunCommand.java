@@ -158,7 +158,16 @@ final class RunCommand implements Callable<Integer>
         checks.outputFile("--report", report);
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
-        final Kernel probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
+        final Kernel probe;
+        try
+        {
+            Spillway.builder().policy(letters);
+            probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         final Transport transport = distributed ? RankEnvironment.join(System.getenv()) : null;
         joinedMillis = System.currentTimeMillis();
         try

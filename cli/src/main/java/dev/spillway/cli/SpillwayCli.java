@@ -12,7 +12,8 @@ import java.io.PrintWriter;
 import java.util.Properties;
 
 /**
- * The {@code spillway} command line. Bad arguments end with a usage message and exit code 2; a failure at run time
+ * The {@code spillway} command line. Bad arguments print {@code spillway: <message>} and a line pointing at the
+ * command's {@code --help}, and exit with 2; a failure at run time
  * prints one line, {@code spillway: <message>}, and exits with 1 (with the stack trace under {@code --verbose} or
  * {@code SPILLWAY_DEBUG=1}). SIGINT and SIGTERM print {@code spillway: interrupted}, stop the command and exit with
  * 130 or 143 ({@link Interrupts}).
@@ -40,6 +41,16 @@ public final class SpillwayCli
         final CommandLine cmd = new CommandLine(cli);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         cmd.getSubcommands().get("launch").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
+        giveEveryCommandTheVersion(cmd);
+        cmd.setParameterExceptionHandler((e, args) ->
+        {
+            final CommandLine bad = e.getCommandLine();
+            final PrintWriter err = bad.getErr();
+            err.println("spillway: " + e.getMessage());
+            err.println("Try '" + bad.getCommandSpec().qualifiedName() + " --help' for the options and examples.");
+            err.flush();
+            return bad.getCommandSpec().exitCodeOnInvalidInput();
+        });
         cmd.setExecutionExceptionHandler((e, failed, parsed) ->
         {
             if (Interrupts.requested())
@@ -56,6 +67,19 @@ public final class SpillwayCli
             return 1;
         });
         return cmd;
+    }
+
+    /** {@code -V} on a subcommand prints what it prints on {@code spillway} (subcommands have no provider of their own). */
+    private static void giveEveryCommandTheVersion(final CommandLine cmd)
+    {
+        for (final CommandLine sub : cmd.getSubcommands().values())
+        {
+            if (sub.getCommandSpec().versionProvider() == null)
+            {
+                sub.getCommandSpec().versionProvider(new Version());
+            }
+            giveEveryCommandTheVersion(sub);
+        }
     }
 
     /** Reports the version Maven wrote into {@code version.properties}. */

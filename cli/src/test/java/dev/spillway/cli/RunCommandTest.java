@@ -83,7 +83,7 @@ class RunCommandTest
     @Test
     void aSizeThatIsNotATileMultipleIsRefused()
     {
-        assertEquals(1, run("run", "lu", "--n", "1000", "--tile", "128", "--dir", tmp.toString()));
+        assertEquals(2, run("run", "lu", "--n", "1000", "--tile", "128", "--dir", tmp.toString()));
         assertTrue(err.toString().contains("--n 1000 is not a multiple of --tile 128"), err::toString);
     }
 
@@ -178,7 +178,7 @@ class RunCommandTest
         assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.resolve("spill").toString(),
             "--checkpoint-dir", ck.toString()), err::toString);
         final String first = err.toString().lines().findFirst().orElse("");
-        assertTrue(first.startsWith("--checkpoint-dir " + ck + " cannot hold checkpoints: " + why) &&
+        assertTrue(first.startsWith("spillway: --checkpoint-dir " + ck + " cannot hold checkpoints: " + why) &&
             first.endsWith("; choose a directory this user can create and write"), err::toString);
     }
 
@@ -196,7 +196,7 @@ class RunCommandTest
     @Test
     void anUnknownPolicyLetterIsRefused()
     {
-        assertEquals(1, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--policy", "q,s", "--dir", tmp.toString()));
         assertTrue(err.toString().contains("unknown policy letter 'q'"), err::toString);
     }
 

@@ -95,6 +95,44 @@ class SpillwayCliTest
     }
 
     @Test
+    void aBadOptionPrintsOneLineAndWhereHelpIs()
+    {
+        assertEquals(2, run("run", "lu", "--no-such-option"));
+        final String[] lines = err.toString().strip().split("\n");
+        assertEquals(2, lines.length, err::toString);
+        assertTrue(lines[0].startsWith("spillway: ") && lines[0].contains("--no-such-option"), lines[0]);
+        assertEquals("Try 'spillway run --help' for the options and examples.", lines[1]);
+    }
+
+    @Test
+    void badArgumentsOfRunExitTwoBeforeAnythingRuns()
+    {
+        final String[][] cases = {
+            {"run", "matmull"}, {"run", "lu", "--n", "1000"}, {"run", "lu", "--tile", "0"},
+            {"run", "lu", "--workers", "0"}, {"run", "lu", "--policy", "x"}, {"run", "lu", "--policy", "f,a"},
+            {"run", "lu", "--store", "foo"}};
+        for (final String[] args : cases)
+        {
+            err.getBuffer().setLength(0);
+            out.getBuffer().setLength(0);
+            assertEquals(2, run(args), () -> String.join(" ", args) + ": " + err);
+            assertTrue(err.toString().startsWith("spillway: "), () -> String.join(" ", args) + ": " + err);
+            assertEquals("", out.toString(), () -> String.join(" ", args) + " printed before failing: " + out);
+        }
+    }
+
+    @Test
+    void everyCommandPrintsTheVersion()
+    {
+        for (final String[] args : new String[][] {{"-V"}, {"run", "-V"}, {"bench", "io", "-V"}, {"launch", "-V"}})
+        {
+            out.getBuffer().setLength(0);
+            assertEquals(0, run(args), err::toString);
+            assertTrue(out.toString().startsWith("spillway "), () -> String.join(" ", args) + ": '" + out + "'");
+        }
+    }
+
+    @Test
     void checkpointBenchDocumentsAndChecksRanks()
     {
         assertEquals(0, run("bench", "checkpoint", "--help"));
