@@ -234,7 +234,7 @@ final class RunCommand implements Callable<Integer>
             global = RankCheckpoints.configure(config.checkpointMode(checkpointMode), transport, checkpointDir,
                 checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()));
         }
-        final Path trace = report == null ? null : Files.createTempFile("spillway-trace", ".json");
+        final Path trace = report == null ? null : UtilisationReport.traceNextTo(report);
         if (trace != null)
         {
             config.traceFile(trace);
@@ -291,8 +291,8 @@ final class RunCommand implements Callable<Integer>
             final Map<String, String> lines = new LinkedHashMap<>();
             out.forEach((k, v) -> lines.put(k, String.valueOf(v)));
             UtilisationReport.write(report, trace, lines);
-            Files.deleteIfExists(trace);
-            System.err.println("spillway: report written to " + report);
+            System.err.println("spillway: report written to " + report + ", its trace (Chrome trace events, for " +
+                "Perfetto) to " + trace);
         }
         return RunSummary.verdict(result);
     }

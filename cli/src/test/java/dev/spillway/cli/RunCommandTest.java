@@ -56,6 +56,8 @@ class RunCommandTest
         assertTrue(r.get("ratio").asDouble() > 0);
         final String html = Files.readString(report);
         assertTrue(html.contains("<svg") && html.contains("IO"), "report lacks the timeline");
+        assertTrue(html.contains("<a href=\"lu.trace.json\">"), "the report links its trace beside it");
+        assertTrue(Files.size(tmp.resolve("lu.trace.json")) > 0, "the linked trace is kept");
     }
 
     @Test

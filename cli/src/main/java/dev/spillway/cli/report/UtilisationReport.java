@@ -24,6 +24,14 @@ public final class UtilisationReport
     {
     }
 
+    /** @return where the trace of the report {@code html} is kept: beside it, {@code NAME.trace.json}. */
+    public static Path traceNextTo(final Path html)
+    {
+        final String name = html.getFileName().toString();
+        final int dot = name.lastIndexOf('.');
+        return html.resolveSibling((dot > 0 ? name.substring(0, dot) : name) + ".trace.json");
+    }
+
     /**
      * Writes the report.
      *
@@ -40,7 +48,11 @@ public final class UtilisationReport
         final StringBuilder out = new StringBuilder(1 << 16);
         Html.open(out, "Spillway utilisation");
         Html.keyValueTable(out, summary);
-        out.append("<p class=\"note\">Trace: ").append(Html.escape(chromeTraceJson.toString())).append("</p>\n");
+        final String traceLink = html.toAbsolutePath().getParent().equals(chromeTraceJson.toAbsolutePath().getParent())
+            ? chromeTraceJson.getFileName().toString() : chromeTraceJson.toAbsolutePath().toUri().toString();
+        out.append("<p class=\"note\">Trace: <a href=\"").append(Html.escape(traceLink)).append("\">")
+            .append(Html.escape(chromeTraceJson.getFileName().toString()))
+            .append("</a> (Chrome trace events: open it in Perfetto or chrome://tracing)</p>\n");
         if (trace.ignoredEvents() > 0)
         {
             out.append("<p class=\"note\">").append(trace.ignoredEvents())
