@@ -43,6 +43,15 @@ record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int rank
             kernel.name().equals("stencil") ? "" : " (or a smaller --tile)");
     }
 
+    /**
+     * @param charge the runtime's charge for an object of a size.
+     * @return the least budget that holds the largest task and the pinned data.
+     */
+    long need(final IntToLongFunction charge)
+    {
+        return kernel.footprint().dramNeed(charge, ranks).total();
+    }
+
     /** @return {@code --dram} values that give at least {@code need}: a percentage if one was given, and bytes. */
     private String suggestion(final long need)
     {

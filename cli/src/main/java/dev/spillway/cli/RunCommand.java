@@ -26,6 +26,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -253,8 +254,9 @@ final class RunCommand implements Callable<Integer>
             return RankRun.run(transport, config, global, joinedMillis, dramCheck, checks, summary, !noVerify, json,
                 traceP2f);
         }
-        final RunResult result;
+        RunResult result = null;
         CheckpointReport checkpoints = null;
+        long raised = 0;
         if ("mmap".equals(graphKind))
         {
             result = GraphRuns.mapped(kernel, area, w, "mmap", !noVerify);
@@ -264,11 +266,29 @@ final class RunCommand implements Callable<Integer>
             try (EngineGraph graph = new EngineGraph(config.build());
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", CANCEL_MS, graph::cancel))
             {
-                checks.require(dramCheck.problem(graph::dramCharge));
-                result = GraphRuns.withProgress(kernel, graph, "spillway", !noVerify);
-                System.err.println("spillway: " + graph.stats());
-                checkpoints = graph.checkpointReport();
+                final String tooSmall = dramCheck.problem(graph::dramCharge);
+                if (tooSmall != null && !spec.commandLine().getParseResult().hasMatchedOption("--dram"))
+                {
+                    raised = dramCheck.need(graph::dramCharge);
+                }
+                else
+                {
+                    checks.require(tooSmall);
+                    result = GraphRuns.withProgress(kernel, graph, "spillway", !noVerify);
+                    System.err.println("spillway: " + graph.stats());
+                    checkpoints = graph.checkpointReport();
+                }
             }
+        }
+        if (raised > 0)
+        {
+            final PrintWriter err = spec.commandLine().getErr();
+            err.printf("spillway: the default --dram %s cannot hold %s's largest task; running with --dram %s, the " +
+                "least that can (pass --dram to choose)%n", dram, kernel.name(), DramCheck.bytes(raised));
+            err.flush();
+            dram = new DramSize(raised, Double.NaN);
+            return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
+                orderDram == null ? raised : orderDram, w), raised, null, area, disk);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))

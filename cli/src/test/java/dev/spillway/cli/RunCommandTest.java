@@ -97,6 +97,20 @@ class RunCommandTest
         assertTrue(err.toString().contains("use --dram 1536k or more"), err::toString);
     }
 
+    /** Issue 18, defect 1: the default --dram, 25 % of the data, may not hold one task; defaults must still run. */
+    @Test
+    void theDefaultBudgetIsRaisedToTheLeastThatRunsAndSaysSo() throws IOException
+    {
+        final Path json = tmp.resolve("lu.json");
+        assertEquals(0, run("run", "lu", "--n", "1024", "--dir", tmp.resolve("spill").toString(), "--json",
+            json.toString()), err::toString);
+        assertTrue(err.toString().contains("the default --dram 25% cannot hold lu's largest task; running with " +
+            "--dram 6144k, the least that can"), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertEquals(6L << 20, r.get("dram_bytes").asLong(), r::toString);
+        assertTrue(r.get("verified").asBoolean(), r::toString);
+    }
+
     /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
     @Test
     void pivotedLuBudgetIsCheckedAsTheEngineChargesItAndTheSuggestionRuns()
