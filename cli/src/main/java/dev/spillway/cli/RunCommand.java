@@ -213,6 +213,10 @@ final class RunCommand implements Callable<Integer>
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
             return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
         }
+        finally
+        {
+            remove(area);
+        }
     }
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
@@ -347,7 +351,7 @@ final class RunCommand implements Callable<Integer>
         }
         catch (final IOException ignored)
         {
-            // the process is exiting; what is left is removed by the next run in this directory
+            // what is left is removed by the next run in this directory
         }
     }
 

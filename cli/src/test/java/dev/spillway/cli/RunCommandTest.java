@@ -109,6 +109,7 @@ class RunCommandTest
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertEquals(6L << 20, r.get("dram_bytes").asLong(), r::toString);
         assertTrue(r.get("verified").asBoolean(), r::toString);
+        assertFalse(Files.exists(tmp.resolve("spill")), "the run removes the --dir it created (issue 18, defect 8)");
     }
 
     /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
