@@ -14,7 +14,10 @@ import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.p2f.ScheduleAnalysis;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -52,7 +55,8 @@ final class P2fScheduleBench implements Callable<Integer>
 
     @Option(names = "--cuts", split = ",", defaultValue = "aligned,independent",
         description = "Cut schedules: aligned (every rank at the same global indices) and independent (each rank " +
-            "every so many of its own tasks, with a seeded jitter) (default: ${DEFAULT-VALUE}).")
+            "every I of its own tasks, I the busiest rank's task count over --checkpoints + 1, with a seeded jitter " +
+            "of up to I/2) (default: ${DEFAULT-VALUE}).")
     private List<String> cuts;
 
     @Option(names = "--checkpoints", defaultValue = "4",
@@ -74,6 +78,9 @@ final class P2fScheduleBench implements Callable<Integer>
     @Mixin
     private JsonOutput json;
 
+    @Spec
+    private CommandSpec spec;
+
     /** One row of the table. */
     record Row(String kernel, String cuts, int ranks, int clusters, int transfers, double loggedShare,
         double loggedByteShare, double formulaShare, double rolledBack, double bound, double reduction)
@@ -83,9 +90,26 @@ final class P2fScheduleBench implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (checkpoints < 1 || grid < 1)
+        check(checkpoints >= 1, "--checkpoints must be at least 1, got " + checkpoints);
+        check(grid >= 1, "--grid must be at least 1, got " + grid);
+        check(scale >= 1, "--scale must be at least 1, got " + scale);
+        for (final String kernel : kernels)
         {
-            throw new IllegalArgumentException("--checkpoints and --grid must be at least 1");
+            check(List.of("lu", "stencil", "gemm", "transpose").contains(kernel), "--kernels: unknown kernel '"
+                + kernel + "' (lu, stencil, gemm, transpose)");
+        }
+        for (final String cut : cuts)
+        {
+            check(cut.equals("aligned") || cut.equals("independent"), "--cuts: unknown schedule '" + cut
+                + "' (aligned or independent)");
+        }
+        for (final int ranks : rankCounts)
+        {
+            check(ranks >= 2, "--ranks must be at least 2, got " + ranks);
+        }
+        for (final int clusters : clusterCounts)
+        {
+            check(clusters >= 1, "--clusters must be at least 1, got " + clusters);
         }
         final PrintStream out = System.out;
         out.printf(Locale.ROOT, "%-10s %-11s %5s %3s %9s %7s %7s %9s %6s %6s %10s%n", "kernel", "cuts", "ranks", "p",
@@ -124,6 +148,14 @@ final class P2fScheduleBench implements Callable<Integer>
         }
         json.write(rows);
         return 0;
+    }
+
+    private void check(final boolean ok, final String message)
+    {
+        if (!ok)
+        {
+            throw new ParameterException(spec.commandLine(), message);
+        }
     }
 
     private EpochPlan plan(final String cut, final int ranks, final int clusters, final TransferSchedule schedule,

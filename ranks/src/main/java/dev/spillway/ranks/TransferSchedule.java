@@ -51,6 +51,9 @@ public final class TransferSchedule
     /**
      * Declares an object, as {@link DistributedSpillway#data} does.
      *
+     * @param tag   its name.
+     * @param size  its size in bytes.
+     * @param owner the rank it belongs to.
      * @return its handle for {@link #submit}.
      */
     public Data declare(final String tag, final int size, final int owner)
@@ -64,7 +67,13 @@ public final class TransferSchedule
         return data;
     }
 
-    /** Submits a task: records the transfers it needs and its place in its rank's local order. */
+    /**
+     * Submits a task: records the transfers it needs and its place in its rank's local order.
+     *
+     * @param name       the task's name, for errors.
+     * @param data       the objects it accesses.
+     * @param privileges how it accesses each.
+     */
     public void submit(final String name, final Data[] data, final Privilege[] privileges)
     {
         final long index = submissions++;

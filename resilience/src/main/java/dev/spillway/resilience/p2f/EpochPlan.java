@@ -40,13 +40,28 @@ public final class EpochPlan
         this.aligned = aligned;
     }
 
-    /** Cuts at global submission indices {@code interval, 2·interval, …} on every rank. */
+    /**
+     * Cuts at global submission indices {@code interval, 2·interval, …} on every rank.
+     *
+     * @param ranks    how many ranks.
+     * @param clusters how many clusters, 1 to {@code ranks}.
+     * @param interval submissions between two cuts.
+     * @return the plan.
+     */
     public static EpochPlan aligned(final int ranks, final int clusters, final long interval)
     {
         return new EpochPlan(ranks, clusters, interval, 0, true);
     }
 
-    /** Cuts every {@code interval} local tasks on each rank, each moved by a jitter drawn from {@code seed}. */
+    /**
+     * Cuts every {@code interval} local tasks on each rank, each moved by a jitter drawn from {@code seed}.
+     *
+     * @param ranks    how many ranks.
+     * @param clusters how many clusters, 1 to {@code ranks}.
+     * @param interval local tasks between two cuts, before the jitter.
+     * @param seed     the jitter's seed.
+     * @return the plan.
+     */
     public static EpochPlan independent(final int ranks, final int clusters, final long interval, final long seed)
     {
         return new EpochPlan(ranks, clusters, interval, seed, false);

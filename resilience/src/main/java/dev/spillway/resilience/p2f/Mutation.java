@@ -3,7 +3,7 @@ package dev.spillway.resilience.p2f;
 /** A deliberate defect, for the simulator's negative controls only: each must make the suite fail. */
 enum Mutation
 {
-    /** Acks of past-to-future transfers are dropped: neither logged nor recorded as a dependency. */
+    /** Nothing is logged: every ack is a dependency, as in plain uncoordinated checkpointing (domino-prone). */
     NO_LOGGING,
     /** A duplicate is delivered again instead of dropped, and orphans are transmitted in full. */
     NO_DUPLICATE_SUPPRESSION,

@@ -163,14 +163,18 @@ public final class PastToFuture<P>
     }
 
     /**
-     * A transfer from {@code source} arrived.
+     * A transfer from {@code source} arrived. Transfers of one channel must arrive in ssn order (the caller orders
+     * them); the reception's epoch is the epoch of the receive's place in the program, which is not the current
+     * epoch when a receive placed before a cut completes after it.
      *
-     * @param source the sending rank.
-     * @param stamp  its stamp.
+     * @param source       the sending rank.
+     * @param stamp        its stamp.
+     * @param receiveEpoch the epoch of the receive.
      * @return whether to deliver it and how to acknowledge it.
-     * @throws IllegalStateException if a transfer between the last one accepted and this one is missing.
+     * @throws IllegalStateException if a transfer between the last one accepted and this one is missing, or a stamp
+     *                               without its payload is not a duplicate.
      */
-    public Reception receive(final int source, final Stamp stamp)
+    public Reception receive(final int source, final Stamp stamp, final int receiveEpoch)
     {
         final InChannel channel = in[source];
         final long ssn = stamp.ssn();
@@ -181,10 +185,14 @@ public final class PastToFuture<P>
                 throw new IllegalStateException("rank " + rank + " received transfer " + ssn + " from rank " + source
                     + " but accepted only up to " + channel.last + ": a transfer was lost");
             }
-            final boolean logged = stamp.epoch() < epoch;
-            final int carried = stamp.phase() + (logged ? 1 : 0);
-            channel.accept(ssn, epoch, carried);
-            return new Reception(true, epoch, logged, carried, Reception.NO_PHASE);
+            if (stamp.suppressed())
+            {
+                throw new IllegalStateException("rank " + rank + " received the stamp of transfer " + ssn + " from rank "
+                    + source + " without its payload, but does not hold it (accepted up to " + channel.last + ")");
+            }
+            final int carried = stamp.phase() + (stamp.epoch() < receiveEpoch ? 1 : 0);
+            channel.accept(ssn, receiveEpoch, carried);
+            return new Reception(true, receiveEpoch, carried, Reception.NO_PHASE);
         }
         final Integer orphanPhase = channel.orphans.remove(ssn);
         int cleared = Reception.NO_PHASE;
@@ -194,7 +202,7 @@ public final class PastToFuture<P>
             cleared = orphanPhase;
         }
         final boolean reAck = orphanPhase == null || !mutations.contains(Mutation.NO_DUPLICATE_REACK);
-        return new Reception(false, reAck ? channel.epochOf(ssn) : Reception.NO_ACK, false, Reception.NO_PHASE, cleared);
+        return new Reception(false, reAck ? channel.epochOf(ssn) : Reception.NO_ACK, Reception.NO_PHASE, cleared);
     }
 
     /**
@@ -226,11 +234,7 @@ public final class PastToFuture<P>
         {
             return reAcked(channel, ssn, receiveEpoch);
         }
-        final boolean pastToFuture = sent.epoch() < receiveEpoch;
-        if (pastToFuture && mutations.contains(Mutation.NO_LOGGING))
-        {
-            return Acked.DEPENDENCY;
-        }
+        final boolean pastToFuture = sent.epoch() < receiveEpoch && !mutations.contains(Mutation.NO_LOGGING);
         if (pastToFuture || options.logAll())
         {
             channel.log.put(ssn, new OutChannel.Logged<>(ssn, sent.epoch(), sent.phase(), receiveEpoch, sent.payload()));
@@ -242,25 +246,25 @@ public final class PastToFuture<P>
         return pastToFuture ? Acked.LOGGED : Acked.DEPENDENCY;
     }
 
-    /** The ack of a replay from the log: the receiver restarted and received it again, maybe in another epoch. */
+    /**
+     * The ack of a transfer sent again from the log: it must come back with the epoch it was first received in,
+     * since a restarted rank cuts where it cut before. Anything else means the cut positions moved, which the
+     * protocol does not support.
+     */
     private Acked reAcked(final OutChannel<P> channel, final long ssn, final int receiveEpoch)
     {
         final OutChannel.Logged<P> entry = channel.log.get(ssn);
-        if (entry == null || entry.receiveEpoch() == receiveEpoch)
+        if (entry == null)
         {
-            return entry == null ? Acked.STALE : Acked.LOGGED;
+            return Acked.STALE;
         }
-        if (entry.epoch() < receiveEpoch)
+        if (entry.receiveEpoch() != receiveEpoch)
         {
-            channel.log.put(ssn, new OutChannel.Logged<>(ssn, entry.epoch(), entry.phase(), receiveEpoch, entry.payload()));
-            return Acked.LOGGED;
+            throw new IllegalStateException("rank " + rank + ": logged transfer " + ssn + " was received in epoch "
+                + entry.receiveEpoch() + " and again in epoch " + receiveEpoch + "; a restarted rank must cut where it"
+                + " cut before");
         }
-        if (!options.logAll())
-        {
-            channel.log.remove(ssn);
-        }
-        channel.dependencies.merge(entry.epoch(), receiveEpoch, Math::max);
-        return Acked.DEPENDENCY;
+        return Acked.LOGGED;
     }
 
     /**

@@ -28,15 +28,4 @@ public final class ProtocolSection<P>
     {
         return epoch;
     }
-
-    /** @return the number of log entries it holds, over all channels. */
-    public int logEntries()
-    {
-        int entries = 0;
-        for (final OutChannel<P> channel : out)
-        {
-            entries += channel.log.size();
-        }
-        return entries;
-    }
 }

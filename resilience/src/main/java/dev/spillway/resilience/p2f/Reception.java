@@ -6,12 +6,11 @@ package dev.spillway.resilience.p2f;
  * @param deliver      true for a first reception: the payload goes to the program; false for a duplicate, dropped.
  * @param ackEpoch     the epoch to acknowledge with: the reception's epoch, also for a duplicate (its original one);
  *                     {@link #NO_ACK} when nothing is acknowledged.
- * @param logged       for a first reception, whether its sender will log it ({@code Es < Er}).
  * @param phase        for a first reception, the phase it carries to what consumes it: the sender's phase, plus one
  *                     if logged ("the causality path is broken"); pass it to {@link PastToFuture#consumed}.
  * @param clearedPhase a phase whose last pending orphan this duplicate was, or {@link #NO_PHASE}.
  */
-public record Reception(boolean deliver, int ackEpoch, boolean logged, int phase, int clearedPhase)
+public record Reception(boolean deliver, int ackEpoch, int phase, int clearedPhase)
 {
     /** {@link #ackEpoch} when no acknowledgement is sent. */
     public static final int NO_ACK = -1;

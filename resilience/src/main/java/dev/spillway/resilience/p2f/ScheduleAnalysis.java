@@ -17,7 +17,19 @@ import java.util.TreeSet;
  */
 public final class ScheduleAnalysis
 {
-    /** What the analysis found. */
+    /**
+     * What the analysis found.
+     *
+     * @param ranks           how many ranks.
+     * @param clusters        how many clusters.
+     * @param transfers       how many transfers.
+     * @param logged          how many were logged.
+     * @param bytes           bytes moved.
+     * @param loggedBytes     bytes logged.
+     * @param meanRolledBack  the mean share of ranks rolled back over every failure of the grid.
+     * @param rolledBackBound {@code (p+1)/(2p)}, the share when every cluster at or above the failed one rolls back.
+     * @param failures        how many failures were averaged.
+     */
     public record Figures(int ranks, int clusters, int transfers, long logged, long bytes, long loggedBytes,
         double meanRolledBack, double rolledBackBound, int failures)
     {

@@ -18,34 +18,50 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MutationControlsTest
 {
     static final int SCHEDULES = Integer.getInteger("spillway.test.p2fControlSchedules", 4_000);
+    /** The protocol's own refusal to go on without a transfer it must send again ({@link PastToFuture#replaysTo}). */
+    static final String LOUD = "LOUD_PROTOCOL_ERROR";
 
     enum Control
     {
         /** Phase gating off: a replay overtakes the orphan it depends on and an anonymous receive matches wrongly. */
-        GATING_OFF(new P2fOptions(false, false), EnumSet.noneOf(Mutation.class), EnumSet.allOf(Simulation.Oracle.class)),
-        /** Logging off; the minimal-logging oracle is left out so that the loss itself must show. */
-        LOGGING_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_LOGGING), allBut(Simulation.Oracle.MINIMAL_LOGGING)),
-        DUPLICATE_SUPPRESSION_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_DUPLICATE_SUPPRESSION),
-            EnumSet.allOf(Simulation.Oracle.class)),
-        LOG_EVERYTHING(new P2fOptions(true, true), EnumSet.noneOf(Mutation.class), EnumSet.allOf(Simulation.Oracle.class)),
-        ACK_DRAIN_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_ACK_DRAIN), EnumSet.allOf(Simulation.Oracle.class)),
-        DUPLICATE_REACK_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_DUPLICATE_REACK),
-            EnumSet.allOf(Simulation.Oracle.class));
+        GATING_OFF(new P2fOptions(false, false), EnumSet.noneOf(Mutation.class), all(), "CAUSAL_DELIVERY"),
+        /**
+         * Logging off, every ack a dependency: the line rolls back more than the trace asks (towards the domino).
+         * The minimal-logging oracle is left out so that the consequence itself must show.
+         */
+        LOGGING_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_LOGGING), allBut(Simulation.Oracle.MINIMAL_LOGGING),
+            "RECOVERY_LINE"),
+        /** Duplicates delivered again: orphans never clear, so the recovery never ends. */
+        DUPLICATE_SUPPRESSION_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_DUPLICATE_SUPPRESSION), all(),
+            "LIVENESS"),
+        LOG_EVERYTHING(new P2fOptions(true, true), EnumSet.noneOf(Mutation.class), all(), "MINIMAL_LOGGING"),
+        /** A generation without the logs of sends acked after its cut: a later recovery finds a transfer missing. */
+        ACK_DRAIN_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_ACK_DRAIN), all(), LOUD),
+        /** An orphan sent again without its bookkeeping: a second failure finds a transfer missing. */
+        DUPLICATE_REACK_OFF(P2fOptions.DEFAULTS, EnumSet.of(Mutation.NO_DUPLICATE_REACK), all(), LOUD);
 
         final P2fOptions options;
         final Set<Mutation> mutations;
         final Set<Simulation.Oracle> oracles;
+        final String catcher;
 
-        Control(final P2fOptions options, final Set<Mutation> mutations, final Set<Simulation.Oracle> oracles)
+        Control(final P2fOptions options, final Set<Mutation> mutations, final Set<Simulation.Oracle> oracles,
+            final String catcher)
         {
             this.options = options;
             this.mutations = mutations;
             this.oracles = oracles;
+            this.catcher = catcher;
+        }
+
+        private static Set<Simulation.Oracle> all()
+        {
+            return EnumSet.allOf(Simulation.Oracle.class);
         }
 
         private static Set<Simulation.Oracle> allBut(final Simulation.Oracle oracle)
         {
-            final Set<Simulation.Oracle> oracles = EnumSet.allOf(Simulation.Oracle.class);
+            final Set<Simulation.Oracle> oracles = all();
             oracles.remove(oracle);
             return oracles;
         }
@@ -66,7 +82,7 @@ class MutationControlsTest
             {
                 failed++;
                 final String violation = outcome.violations().get(0);
-                caughtBy.merge(violation.startsWith("protocol failed loudly") ? "LOUD_PROTOCOL_ERROR"
+                caughtBy.merge(violation.startsWith("protocol failed loudly") ? LOUD
                     : violation.substring(0, violation.indexOf(':')), 1, Integer::sum);
                 if (first == null)
                 {
@@ -77,5 +93,7 @@ class MutationControlsTest
         System.out.println(control + ": " + failed + " of " + SCHEDULES + " schedules failed, first caught by "
             + caughtBy + "; first: " + (first == null ? "none" : first.substring(0, Math.min(600, first.length()))));
         assertTrue(failed > 0, control + " passed all " + SCHEDULES + " schedules: the suite does not test it");
+        assertTrue(caughtBy.containsKey(control.catcher), control + " should be caught by " + control.catcher
+            + ", was by " + caughtBy);
     }
 }

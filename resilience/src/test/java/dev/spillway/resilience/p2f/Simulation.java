@@ -38,8 +38,8 @@ final class Simulation
     /** Which assertions run; a mutation control disables the one that would catch it first. */
     enum Oracle
     {
-        OUTPUT, EXACTLY_ONCE, RECOVERY_LINE, NO_DOMINO, LOG_REPLAYS, MINIMAL_LOGGING, CAUSAL_DELIVERY, LIVENESS,
-        ORPHAN_COUNT
+        OUTPUT, EXACTLY_ONCE, EPOCHS, RECOVERY_LINE, NO_DOMINO, LOG_REPLAYS, MINIMAL_LOGGING, CAUSAL_DELIVERY,
+        LIVENESS, ORPHAN_COUNT
     }
 
     /** When a seeded failure fires. */
@@ -117,6 +117,7 @@ final class Simulation
         Set<Long> acked;
         long[] sent;
         long[] clock;
+        int cuts;
         ProtocolSection<Content> section;
     }
 
@@ -132,6 +133,8 @@ final class Simulation
         Set<Long> acked = new HashSet<>();
         long[] sent;
         long[] clock;
+        /** Checkpoints taken in this rank's surviving history: its epoch is its initial epoch plus these. */
+        int cuts;
         PastToFuture<Content> protocol;
         final NavigableMap<Integer, Image> generations = new TreeMap<>();
         final ArrayDeque<EpochCut> inFlight = new ArrayDeque<>();
@@ -166,6 +169,7 @@ final class Simulation
             image.acked = new HashSet<>(acked);
             image.sent = sent.clone();
             image.clock = clock.clone();
+            image.cuts = cuts;
             return image;
         }
 
@@ -185,6 +189,7 @@ final class Simulation
             acked = new HashSet<>(image.acked);
             sent = image.sent.clone();
             clock = image.clock.clone();
+            cuts = image.cuts;
             protocol = image.section == null
                 ? new PastToFuture<>(id, ranks.length, workload.initialEpochs()[id], schedule.options(), schedule.mutations())
                 : PastToFuture.restore(image.section, schedule.options(), schedule.mutations());
@@ -209,6 +214,12 @@ final class Simulation
         boolean done()
         {
             return pc == program.size();
+        }
+
+        /** The epoch the simulator counts, independently of the protocol. */
+        int epoch()
+        {
+            return workload.initialEpochs()[id] + cuts;
         }
 
         String describe()
@@ -867,7 +878,11 @@ final class Simulation
                     + rank.sent[target] + " to rank " + target);
             }
             rank.sent[target]++;
-            rank.sendEpochs.put(key(target, stamp.ssn()), stamp.epoch());
+            if (stamp.epoch() != rank.epoch())
+            {
+                violate(Oracle.EPOCHS, "rank " + rank.id + " stamped " + stamp + " in epoch " + rank.epoch());
+            }
+            rank.sendEpochs.put(key(target, stamp.ssn()), rank.epoch());
             rank.app = mix(rank.app, 0x5E4DL + target);
             final boolean reexecuted = session != null && session.reexecuting.contains(rank.id);
             channels[rank.id][target].add(new Envelope(rank.id, target, stamp, stamp.suppressed() ? null : payload,
@@ -912,6 +927,7 @@ final class Simulation
     private void cut(final Rank rank)
     {
         rank.cutWanted = false;
+        rank.cuts++;
         rank.inFlight.add(rank.protocol.cut());
         rank.inFlightImages.add(rank.image());
         count("cuts");
@@ -947,7 +963,8 @@ final class Simulation
         for (int s = 0; s < ranks.length; s++)
         {
             final long inPast = envelope.clock()[s * ranks.length + receiver.id] - (s == envelope.source() ? 1 : 0);
-            final long delivered = receiver.protocol.lastAccepted(s) + (s == envelope.source() ? 0 : 1);
+            final int from = s;
+            final long delivered = receiver.history.stream().filter(d -> d.source() == from).count();
             if (delivered < inPast)
             {
                 violate(Oracle.CAUSAL_DELIVERY, "rank " + receiver.id + " matched " + envelope.stamp() + " from rank "
@@ -961,16 +978,10 @@ final class Simulation
     private Reception receive(final Envelope envelope)
     {
         final Rank receiver = ranks[envelope.target()];
-        final Reception reception = receiver.protocol.receive(envelope.source(), envelope.stamp());
+        final Reception reception = receiver.protocol.receive(envelope.source(), envelope.stamp(), receiver.epoch());
         final long key3 = (long) envelope.source() << 56 | key(envelope.target(), envelope.stamp().ssn());
         if (reception.deliver())
         {
-            if (envelope.payload() == null)
-            {
-                violate(Oracle.EXACTLY_ONCE, "rank " + receiver.id + " accepted the stamp of orphan "
-                    + envelope.stamp() + " from rank " + envelope.source() + ", which carries no payload");
-                return null;
-            }
             if (envelope.path() == Path.LOG)
             {
                 final Integer original = lastReceiveEpoch.get(key3);
@@ -980,13 +991,26 @@ final class Simulation
                         + " from its log, but it was received in epoch " + original);
                 }
             }
-            lastReceiveEpoch.put(key3, reception.ackEpoch());
-            receiver.receptions.add(new Received(envelope.source(), envelope.stamp().ssn(), reception.ackEpoch()));
+            if (reception.ackEpoch() != receiver.epoch())
+            {
+                violate(Oracle.EPOCHS, "rank " + receiver.id + " acks " + envelope.stamp() + " with epoch "
+                    + reception.ackEpoch() + ", received in epoch " + receiver.epoch());
+            }
+            lastReceiveEpoch.put(key3, receiver.epoch());
+            receiver.receptions.add(new Received(envelope.source(), envelope.stamp().ssn(), receiver.epoch()));
             count("deliveries " + envelope.path().name().toLowerCase());
         }
         else
         {
             count("duplicates dropped");
+            final Received original = receiver.receptions.stream().filter(r -> r.source() == envelope.source()
+                && r.ssn() == envelope.stamp().ssn()).findFirst().orElse(null);
+            if (reception.ackEpoch() != Reception.NO_ACK && (original == null || original.epoch() != reception.ackEpoch()))
+            {
+                violate(Oracle.EPOCHS, "rank " + receiver.id + " acks duplicate " + envelope.stamp() + " with epoch "
+                    + reception.ackEpoch() + " but received it in " + (original == null ? "no epoch" : "epoch "
+                    + original.epoch()));
+            }
         }
         if (reception.clearedPhase() != Reception.NO_PHASE)
         {
