@@ -17,13 +17,18 @@ final class GraphRuns
     {
     }
 
-    /** @return the kernel's run on {@code graph}, verified if {@code verify}. */
+    /**
+     * @param label what runs ({@code mmap}, {@code rank 2}), or empty for the main run.
+     * @return the kernel's run on {@code graph}, verified if {@code verify}.
+     */
     static RunResult withProgress(final Kernel kernel, final TileGraph graph, final String label,
         final boolean verify)
     {
-        try (Progress progress = Progress.start(label + " " + kernel.name(), kernel.computeTasks()))
+        final long total = kernel.computeTasks();
+        try (Progress progress = Progress.start(label.isEmpty() ? kernel.name() : label + " " + kernel.name(), total))
         {
-            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)));
+            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)
+                + (p.tasksDone() >= total ? (verify ? "; compute done, verifying" : "; compute done") : "")));
         }
     }
 

@@ -278,7 +278,7 @@ final class RunCommand implements Callable<Integer>
                 else
                 {
                     checks.require(tooSmall);
-                    result = GraphRuns.withProgress(kernel, graph, "spillway", !noVerify);
+                    result = GraphRuns.withProgress(kernel, graph, "", !noVerify);
                     System.err.println("spillway: " + graph.stats());
                     checkpoints = graph.checkpointReport();
                 }
