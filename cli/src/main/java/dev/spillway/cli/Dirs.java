@@ -17,6 +17,24 @@ final class Dirs
     {
     }
 
+    /** @return the bytes of the regular files under {@code dir}, 0 if it does not exist. */
+    static long size(final Path dir) throws IOException
+    {
+        if (!Files.exists(dir))
+        {
+            return 0;
+        }
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            long bytes = 0;
+            for (final Path p : (Iterable<Path>)paths.filter(Files::isRegularFile)::iterator)
+            {
+                bytes += Files.size(p);
+            }
+            return bytes;
+        }
+    }
+
     /** Deletes {@code dir} and everything under it, if it exists. */
     static void deleteTree(final Path dir) throws IOException
     {

@@ -308,6 +308,8 @@ final class RunCommand implements Callable<Integer>
         if (checkpoints != null && checkpoints.enabled())
         {
             System.out.print(CheckpointSummary.describe(checkpoints));
+            System.out.printf("  %s holds %s (the finished run's last generations, which a rerun does not resume); " +
+                "delete it when it is no longer needed%n", checkpointDir, ByteSize.format(Dirs.size(checkpointDir)));
         }
         RunSummary.write(json, out);
         if (report != null)

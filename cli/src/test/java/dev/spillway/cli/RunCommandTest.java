@@ -112,6 +112,29 @@ class RunCommandTest
         assertFalse(Files.exists(tmp.resolve("spill")), "the run removes the --dir it created (issue 18, defect 8)");
     }
 
+    /** Issue 18, defect 11: a finished run's checkpoint directory stays; the run says what it holds. */
+    @Test
+    void aCheckpointedRunSaysWhatItsCheckpointDirectoryHolds() throws Exception
+    {
+        final Path ck = tmp.resolve("ck");
+        final java.io.ByteArrayOutputStream stdout = new java.io.ByteArrayOutputStream();
+        final java.io.PrintStream original = System.out;
+        System.setOut(new java.io.PrintStream(stdout, true, java.nio.charset.StandardCharsets.UTF_8));
+        try
+        {
+            assertEquals(0, run("run", "lu", "--n", "512", "--tile", "64", "--dram", "50%", "--dir",
+                tmp.resolve("spill").toString(), "--checkpoint-dir", ck.toString(), "--checkpoint-every", "20"),
+                err::toString);
+        }
+        finally
+        {
+            System.setOut(original);
+        }
+        final String printed = stdout.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(printed.contains(ck + " holds ") && !printed.contains(ck + " holds 0 B"), printed);
+        assertTrue(Files.exists(ck), "the directory stays");
+    }
+
     /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
     @Test
     void pivotedLuBudgetIsCheckedAsTheEngineChargesItAndTheSuggestionRuns()
