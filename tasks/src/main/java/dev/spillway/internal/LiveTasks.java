@@ -68,9 +68,13 @@ final class LiveTasks
         int n = 0;
         for (TaskRecord t = head; t != null; t = t.liveNext)
         {
+            if (t.isDone())
+            {
+                continue;
+            }
             if (n++ == limit)
             {
-                sb.append("  ... and ").append(size - limit).append(" more\n");
+                sb.append("  ... and more\n");
                 break;
             }
             sb.append("  ").append(t).append(": ").append(t.waitReason()).append('\n');

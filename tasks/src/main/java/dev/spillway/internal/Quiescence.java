@@ -5,6 +5,7 @@ import dev.spillway.StallException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
@@ -13,7 +14,7 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * Counts tasks submitted against tasks finished, and lets callers wait until none is left ({@code awaitAll},
  * {@code close}). The IO thread and the workers wake the waiters when the count may have reached zero; an indefinite
- * wait logs a stall report every 10 s. Each counter has one writer: user tasks are counted under the submit lock,
+ * wait logs a stall report after 10 s in which no task finished. Each counter has one writer: user tasks are counted under the submit lock,
  * internal tasks (checkpoint saves) on the IO thread, so neither needs an atomic read-modify-write.
  */
 final class Quiescence
@@ -26,11 +27,25 @@ final class Quiescence
     private final AtomicInteger waiters = new AtomicInteger();
     private final Object lock = new Object();
     private final LongSupplier finished;
+    private final long reportNanos;
+    private final Consumer<String> stallReports;
 
     /** @param finished how many tasks finished so far, on any thread; it only grows. */
     Quiescence(final LongSupplier finished)
     {
+        this(finished, STALL_REPORT_NANOS, report -> LOG.log(WARNING, report));
+    }
+
+    /**
+     * @param finished     how many tasks finished so far, on any thread; it only grows.
+     * @param reportNanos  the period without a finished task after which an indefinite wait reports.
+     * @param stallReports where the reports go.
+     */
+    Quiescence(final LongSupplier finished, final long reportNanos, final Consumer<String> stallReports)
+    {
         this.finished = finished;
+        this.reportNanos = reportNanos;
+        this.stallReports = stallReports;
     }
 
     /** Under the submit lock: one more user task to wait for. */
@@ -75,7 +90,8 @@ final class Quiescence
     void await(final Duration timeout, final Runnable checkFatal, final IntFunction<String> describeWaits)
     {
         final long start = System.nanoTime();
-        long nextReport = start + STALL_REPORT_NANOS;
+        long nextReport = start + reportNanos;
+        long finishedAtLastLook = finished.getAsLong();
         waiters.incrementAndGet();
         try
         {
@@ -92,9 +108,15 @@ final class Quiescence
                     }
                     if (timeout == null && now >= nextReport)
                     {
-                        LOG.log(WARNING, "spillway: still waiting for " + incomplete() +
-                            " task(s) after " + (now - start) / 1_000_000_000 + " s:\n" + describeWaits.apply(5));
-                        nextReport = now + STALL_REPORT_NANOS;
+                        final long finishedNow = finished.getAsLong();
+                        if (finishedNow == finishedAtLastLook)
+                        {
+                            stallReports.accept(String.format("spillway: still waiting for %d task(s) after %.1f s, " +
+                                "none finished in the last %.1f s:%n%s", incomplete(), (now - start) / 1e9,
+                                reportNanos / 1e9, describeWaits.apply(5)));
+                        }
+                        finishedAtLastLook = finishedNow;
+                        nextReport = now + reportNanos;
                     }
                     lock.wait(10);
                 }

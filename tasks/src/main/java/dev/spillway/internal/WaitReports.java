@@ -46,9 +46,11 @@ final class WaitReports
             case BLOCKED -> "blocked on predecessor(s) " + unfinished(t.predecessors);
             case GATED -> "waiting for " + ((AsyncTaskBody)t.body).gateReason();
             case PENDING -> t.heldBy != null ? t.heldBy : agent.paused() ? "admission paused: call resume()" :
-                "waiting for DRAM: needs " + t.needBytes + " B, " + Math.max(0, budget.available()) + " B free of " + budget.capacity() +
-                " B (the rest held by running or admitted tasks); " + agent.pendingCount() + " task(s) in the " +
-                order.letter() + " admission queue";
+                t.needBytes <= 0 ? "in the " + order.letter() + " admission queue (" + agent.pendingCount() +
+                    " task(s)), its DRAM need not yet computed" :
+                "waiting for DRAM: needs " + t.needBytes + " B, " + Math.max(0, budget.available()) + " B free of " +
+                    budget.capacity() + " B (the rest held by running or admitted tasks); " + agent.pendingCount() +
+                    " task(s) in the " + order.letter() + " admission queue";
             case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
                 " transfer(s) queued";
             case READY -> "ready, waiting for a free worker (" + workers + " workers)";
