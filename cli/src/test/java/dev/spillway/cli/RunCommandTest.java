@@ -135,6 +135,23 @@ class RunCommandTest
         assertTrue(Files.exists(ck), "the directory stays");
     }
 
+    /**
+     * Issue 18, defect 9: a stencil too large to verify in-process exits 1 without having failed; bench kernels then
+     * checks it by checksum against the other runs. A run whose verification failed stays a failure.
+     */
+    @Test
+    void aRunTooLargeToVerifyInProcessIsToldApartFromAFailedOne() throws IOException
+    {
+        final Path unchecked = Files.writeString(tmp.resolve("unchecked.json"), "{\"verified\": false, \"residual\": " +
+            "\"NaN\", \"verification\": \"not verified in-process: the grid's 226492416 bytes exceed the verify " +
+            "limit\"}");
+        final Path failed = Files.writeString(tmp.resolve("failed.json"), "{\"verified\": false, \"residual\": " +
+            "3.5e4, \"verification\": \"whole grid vs in-memory sweep\"}");
+        assertTrue(KernelsBench.uncheckedInProcess(unchecked));
+        assertFalse(KernelsBench.uncheckedInProcess(failed));
+        assertFalse(KernelsBench.uncheckedInProcess(tmp.resolve("missing.json")));
+    }
+
     /** Page rounding: the engine charges the pivots (8 KiB of data) whole pages, which 25 % of the data misses. */
     @Test
     void pivotedLuBudgetIsCheckedAsTheEngineChargesItAndTheSuggestionRuns()
