@@ -161,20 +161,16 @@ final class P2fScheduleBench implements Callable<Integer>
     private EpochPlan plan(final String cut, final int ranks, final int clusters, final TransferSchedule schedule,
         final long interval)
     {
-        switch (cut)
+        if (cut.equals("aligned"))
         {
-            case "aligned":
-                return EpochPlan.aligned(ranks, clusters, interval);
-            case "independent":
-                long local = 0;
-                for (int r = 0; r < ranks; r++)
-                {
-                    local = Math.max(local, schedule.localTasksBefore(r, schedule.submissions()));
-                }
-                return EpochPlan.independent(ranks, clusters, Math.max(1, local / (checkpoints + 1)), seed);
-            default:
-                throw new IllegalArgumentException("--cuts: unknown schedule '" + cut + "' (aligned or independent)");
+            return EpochPlan.aligned(ranks, clusters, interval);
         }
+        long local = 0;
+        for (int r = 0; r < ranks; r++)
+        {
+            local = Math.max(local, schedule.localTasksBefore(r, schedule.submissions()));
+        }
+        return EpochPlan.independent(ranks, clusters, Math.max(1, local / (checkpoints + 1)), seed);
     }
 
     /**
