@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * guessed time. The limit is only a safety net, sized for a machine ten times slower than a quiet laptop and kept
  * under the test classes' {@code @Timeout(600)}, so that a hang reports what it waited for, not JUnit's timeout.
  */
-final class Await
+public final class Await
 {
     static final Duration LIMIT = Duration.ofSeconds(45);
 
@@ -18,7 +18,7 @@ final class Await
     }
 
     /** Polls {@code condition} until it holds; past {@link #LIMIT} fails naming {@code what} and {@code state}. */
-    static void until(final String what, final BooleanSupplier condition, final Supplier<String> state)
+    public static void until(final String what, final BooleanSupplier condition, final Supplier<String> state)
         throws InterruptedException
     {
         final long deadline = System.nanoTime() + LIMIT.toNanos();
@@ -33,7 +33,7 @@ final class Await
     }
 
     /** As {@link #until(String, BooleanSupplier, Supplier)}, reporting the runtime's counters and waits. */
-    static void until(final String what, final BooleanSupplier condition, final Spillway sw)
+    public static void until(final String what, final BooleanSupplier condition, final Spillway sw)
         throws InterruptedException
     {
         until(what, condition, () -> sw.stats() + "\nwaits:\n" + sw.describeWaits(20));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
+import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RankStats;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
@@ -11,6 +12,7 @@ import dev.spillway.rdma.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,18 +31,21 @@ import java.util.Map;
  * @param checkpoints   generations it committed (0 without checkpoints).
  * @param restoreS      time it spent finding and verifying the generation it resumed from.
  * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
+ * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  */
 record RankFigures(int rank, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
-    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS)
+    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS, RankProtocol.Figures p2f)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
-    static RankFigures of(final RunResult r, final RankStats s, final CheckpointReport c)
+    static RankFigures of(final RunResult r, final RankStats s, final CheckpointReport c,
+        final RankProtocol.Figures p2f)
     {
         return new RankFigures(s.rank(), r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
-            s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds());
+            s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds(),
+            p2f);
     }
 
     /** @return every rank's figures, in rank order; a collective. */
@@ -71,6 +76,19 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
         out.put("bytes_transferred", all.stream().mapToLong(RankFigures::bytesSent).sum());
         out.put("transfers", all.stream().mapToLong(RankFigures::sends).sum());
         out.put("per_rank", all.stream().map(f -> MAPPER.convertValue(f, Map.class)).toList());
+        final long stamped = all.stream().mapToLong(f -> f.p2f.sent()).sum();
+        if (stamped > 0)
+        {
+            final Map<String, Object> p2f = new LinkedHashMap<>();
+            final long logged = all.stream().mapToLong(f -> f.p2f.logged()).sum();
+            p2f.put("transfers", stamped);
+            p2f.put("logged", logged);
+            p2f.put("logged_bytes", all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum());
+            p2f.put("logged_share", (double)logged / stamped);
+            p2f.put("dependencies", all.stream().mapToLong(f -> f.p2f.dependencies()).sum());
+            p2f.put("commits_waiting_for_acks", all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum());
+            out.put("p2f", p2f);
+        }
     }
 
     String describe()
@@ -92,6 +110,15 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
             all.stream().mapToLong(RankFigures::bytesSent).sum() / 1e9,
             all.stream().mapToLong(RankFigures::bytesRead).sum() / 1e9,
             all.stream().mapToLong(RankFigures::bytesWritten).sum() / 1e9));
+        final long stamped = all.stream().mapToLong(f -> f.p2f.sent()).sum();
+        if (stamped > 0)
+        {
+            final long logged = all.stream().mapToLong(f -> f.p2f.logged()).sum();
+            s.append(String.format("  past-to-future logging: %d of %d transfers logged (%.1f %%, %s), %d " +
+                "generation(s) waited for acks before committing%n", logged, stamped, 100.0 * logged / stamped,
+                ByteSize.format(all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum()),
+                all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum()));
+        }
         return s.toString();
     }
 }

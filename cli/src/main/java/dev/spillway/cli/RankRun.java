@@ -5,6 +5,7 @@ import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
@@ -30,6 +31,7 @@ final class RankRun
     /**
      * @param config      this rank's runtime.
      * @param checkpoints the global checkpoints set on {@code config}, or null.
+     * @param protocol    the message-logging protocol, or {@link RankProtocol#NONE}.
      * @param startMillis when this rank finished its rendezvous.
      * @param dramCheck   the budget check, run once the runtime is built.
      * @param verify      whether to verify the result.
@@ -39,13 +41,13 @@ final class RankRun
      *         restart.
      */
     static int run(final Transport transport, final SpillwayConfig config, final GlobalCheckpoints checkpoints,
-        final long startMillis, final DramCheck dramCheck, final RunChecks checks, final RunSummary summary,
+        final RankProtocol protocol, final long startMillis, final DramCheck dramCheck, final RunChecks checks, final RunSummary summary,
         final boolean verify, final Path json, final Path traceDir) throws IOException
     {
         final RunResult result;
         final RankFigures figures;
         final CheckpointReport report;
-        final DistributedSpillway runtime = new DistributedSpillway(transport, config);
+        final DistributedSpillway runtime = new DistributedSpillway(transport, config, protocol);
         try (P2fTrace trace = traceDir == null ? null : new P2fTrace(traceDir, transport.rank(), transport.size()))
         {
             if (trace != null)
@@ -58,7 +60,7 @@ final class RankRun
                 checks.require(dramCheck.problem(graph::dramCharge));
                 result = GraphRuns.withProgress(summary.kernel(), graph, "rank " + transport.rank(), verify);
                 report = graph.checkpointReport();
-                figures = RankFigures.of(result, graph.rankStats(), report);
+                figures = RankFigures.of(result, graph.rankStats(), report, protocol.figures());
             }
         }
         catch (final RuntimeException e)

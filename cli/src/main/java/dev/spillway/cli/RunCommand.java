@@ -19,6 +19,7 @@ import picocli.CommandLine.ParameterException;
 import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.interval.MtbfEstimator;
@@ -129,6 +130,17 @@ final class RunCommand implements Callable<Integer>
         "submission order, for the past-to-future analysis.")
     private Path traceP2f;
 
+    @Option(names = "--p2f", description = "On ranks, with --checkpoint-dir and --checkpoint-every N: past-to-future " +
+        "message logging (seed 001). Every rank cuts at global indices N, 2N, ..., clusters start two epochs " +
+        "apart, and a transfer from a lower cluster to a higher one is logged by its sender; a cut commits only " +
+        "once its transfers are acknowledged. Recovery still restarts every rank from the global checkpoint.")
+    private boolean p2f;
+
+    @Option(names = "--clusters", paramLabel = "P", defaultValue = "2", description = "With --p2f: contiguous " +
+        "blocks of ranks whose epochs start two apart (1 to the number of ranks; 1 logs nothing; default: " +
+        "${DEFAULT-VALUE}).")
+    private int clusters;
+
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
         description = "semi_blocking or blocking (bench checkpoint compares them).")
     private CheckpointMode checkpointMode;
@@ -144,6 +156,12 @@ final class RunCommand implements Callable<Integer>
         if (distributed)
         {
             checks.onRanks(unsupportedOnRanks());
+        }
+        if (p2f && (!distributed || checkpointDir == null || !checkpointEvery.trim().matches("\\d{1,18}")))
+        {
+            throw new ParameterException(spec.commandLine(), "--p2f logs the transfers between ranks and keeps its " +
+                "state in their checkpoints at aligned cuts: run it under spillway launch with --checkpoint-dir DIR " +
+                "and --checkpoint-every N (a number of tasks)");
         }
         if (traceP2f != null && !distributed)
         {
@@ -255,8 +273,10 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            return RankRun.run(transport, config, global, joinedMillis, dramCheck, checks, summary, !noVerify, json,
-                traceP2f);
+            final RankProtocol protocol = p2f ? P2fRun.protocol(spec.commandLine(), transport, clusters,
+                Long.parseLong(checkpointEvery.trim())) : RankProtocol.NONE;
+            return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
+                !noVerify, json, traceP2f);
         }
         RunResult result = null;
         CheckpointReport checkpoints = null;

@@ -61,6 +61,9 @@ public final class DistributedSpillway implements TaskRuntime
     private final JobLoss loss;
     /** Under the submission lock: whether the last {@link #awaitAll()} succeeded, with nothing submitted since. */
     private boolean awaitedAll;
+    private final RankProtocol protocol;
+    private final AckMessages acks;
+    private volatile boolean closed;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
@@ -69,7 +72,24 @@ public final class DistributedSpillway implements TaskRuntime
      */
     public DistributedSpillway(final Transport transport, final SpillwayConfig config)
     {
+        this(transport, config, RankProtocol.NONE);
+    }
+
+    /**
+     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param config the local runtime's settings, with a {@link GlobalCheckpoints} policy of its own when
+     *               {@code protocol} runs (it keeps its state in the checkpoints).
+     * @param protocol the message-logging protocol every transfer goes through, or {@link RankProtocol#NONE}.
+     */
+    public DistributedSpillway(final Transport transport, final SpillwayConfig config, final RankProtocol protocol)
+    {
         this.transport = transport;
+        this.protocol = protocol;
+        if (protocol.active() && !(config.checkpointPolicy() instanceof GlobalCheckpoints))
+        {
+            throw new IllegalArgumentException("rank " + transport.rank() + ": a message-logging protocol keeps its " +
+                "state in checkpoints; configure a GlobalCheckpoints policy");
+        }
         this.rank = transport.rank();
         if (config.checkpointPolicy() != null && !(config.checkpointPolicy() instanceof GlobalCheckpoints))
         {
@@ -82,12 +102,24 @@ public final class DistributedSpillway implements TaskRuntime
             checkpoints.checkUnattached();
         }
         this.local = config.build();
-        this.cuts = new SubmissionCuts(submitLock, local, checkpoints);
+        this.cuts = new SubmissionCuts(submitLock, local, checkpoints, protocol);
         this.loss = new JobLoss(transport, local, checkpoints, cuts);
         if (checkpoints != null)
         {
             checkpoints.attach(transport, this);
         }
+        this.acks = protocol.active() ? new AckMessages(transport, protocol, () -> closed,
+            why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+        if (acks != null)
+        {
+            acks.start();
+        }
+    }
+
+    /** @return the message-logging protocol, or {@link RankProtocol#NONE}. */
+    public RankProtocol protocol()
+    {
+        return protocol;
     }
 
     /** Rank 0 or a rank's checkpoint asks for a restart from the newest global checkpoint. */
@@ -155,6 +187,11 @@ public final class DistributedSpillway implements TaskRuntime
         {
             throw new IllegalArgumentException("data '" + tag + "': owner rank " + owner + " is not in 0.." +
                 (ranks() - 1));
+        }
+        if (protocol.active() && RankProtocol.SECTION.equals(tag))
+        {
+            throw new IllegalArgumentException("data '" + tag + "': the tag is reserved for the message-logging " +
+                "protocol's state in checkpoints");
         }
         synchronized (submitLock)
         {
@@ -230,6 +267,7 @@ public final class DistributedSpillway implements TaskRuntime
     @Override
     public void close()
     {
+        closed = true;
         loss.close();
         if (checkpoints == null)
         {
@@ -339,15 +377,20 @@ public final class DistributedSpillway implements TaskRuntime
     private void move(final Placement object, final int target, final int priority, final long globalIndex)
     {
         final int source = object.holder();
+        final boolean stamped = checkpoints == null || globalIndex >= checkpoints.restoredIndex();
         TaskHandle half = null;
         if (source == rank)
         {
-            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future());
+            final RankProtocol.Stamp stamp = stamped ? protocol.sending(target, object.local.tag(), object.version,
+                object.local.size()) : RankProtocol.Stamp.NONE;
+            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future(), stamp);
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
         }
         else if (target == rank)
         {
-            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss.future());
+            final long ssn = stamped ? protocol.receiving(source) : RankProtocol.Stamp.NONE.ssn();
+            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss.future(),
+                ssn, stamped ? protocol : RankProtocol.NONE, acks);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
         if (half != null && cuts.recorder != null)

@@ -3,6 +3,7 @@ package dev.spillway.ranks;
 import dev.spillway.checkpoint.CheckpointCost;
 import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
 
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -66,6 +68,9 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private GlobalCommitRecord record;
     private CutMessages messages;
     private CutAgreement agreement;
+    /** The message-logging protocol's state in the generation resumed from, until the runtime attaches. */
+    private byte[] restoredSection;
+    private RankProtocol protocol = RankProtocol.NONE;
 
     private GlobalCheckpoints(final long every, final CheckpointPolicy timing, final Path root,
         final long restoredIndex, final long incarnation)
@@ -166,6 +171,12 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         checkUnattached();
         this.transport = transport;
         this.runtime = runtime;
+        this.protocol = runtime.protocol();
+        if (restoredSection != null)
+        {
+            protocol.restored(restoredSection);
+            restoredSection = null;
+        }
         executor = Executors.newSingleThreadScheduledExecutor(r ->
         {
             final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-cuts");
@@ -274,6 +285,51 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     }
 
     @Override
+    public boolean mayCommit(final Cut cut)
+    {
+        return !cut.global() || protocol.mayCommit(cut.globalIndex());
+    }
+
+    @Override
+    public String commitWait(final Cut cut)
+    {
+        return protocol.commitWait(cut.globalIndex());
+    }
+
+    @Override
+    public Map<String, byte[]> sections(final Cut cut)
+    {
+        final byte[] section = cut.global() ? protocol.section(cut.globalIndex()) : null;
+        return section == null ? Map.of() : Map.of(RankProtocol.SECTION, section);
+    }
+
+    /** Keeps the protocol's section, if the generation has one, for the runtime this policy serves. */
+    @Override
+    public void restored(final RestorePoint point)
+    {
+        final RestorePoint.Block block = point.blocks().get(RankProtocol.SECTION);
+        if (block == null)
+        {
+            return;
+        }
+        final int page = 4096;
+        final ByteBuffer buffer = ByteBuffer.allocateDirect((block.length() + page - 1) / page * page + 2 * page)
+            .alignedSlice(page);
+        try
+        {
+            final int length = point.read(RankProtocol.SECTION, buffer);
+            final byte[] section = new byte[length];
+            buffer.get(0, section);
+            restoredSection = section;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("cannot read the message-logging protocol's state from checkpoint " +
+                "generation " + point.cut().generation() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public void committed(final CheckpointCost cost)
     {
         if (timing != null)
@@ -365,6 +421,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     {
         if (index > globallyCommitted)
         {
+            // Before the next cut may begin (mayBegin): its generation then never keeps what this drops.
+            protocol.globallyCommitted(index);
             globallyCommitted = index;
             globalCommits++;
         }

@@ -19,6 +19,10 @@ import java.util.concurrent.CompletableFuture;
  * lost, notices and sends still waiting fail: the peer they wait for may be waiting on the lost one. A receive whose
  * notice came is left to complete or fail by itself, since the transport may still write into its buffer.
  *
+ * <p>With a {@link RankProtocol}, both messages carry the sender's epoch and phase in their headers and the notice
+ * carries the transfer's ssn, which must be the one the receive expects; once the data landed, the receiver tells
+ * the protocol and sends the acks it says are due.
+ *
  * <p>Receives match on (source, tag, version): a notice or data of an older version is a duplicate (a replay), dropped
  * and counted, and the receive waits on. One sender's messages with one tag arrive in order, so a newer version
  * before this one means that the ranks run different programs: the receive fails at once, naming both versions.
@@ -28,8 +32,6 @@ final class RankTransfer implements AsyncTaskBody
     /** Added to an object's tag for the notice that precedes its data. */
     static final int NOTICE_TAG_OFFSET = 1 << 30;
     private static final int NOTICE_BYTES = 8;
-    /** The notice's payload: only its header matters, so every send shares these bytes, never written. */
-    private static final ByteBuffer NOTICE = ByteBuffer.allocateDirect(NOTICE_BYTES);
 
     private final Transport transport;
     private final Placement object;
@@ -38,10 +40,20 @@ final class RankTransfer implements AsyncTaskBody
     private final boolean send;
     private final RankCounters counters;
     private final CompletableFuture<Void> jobLost;
+    /** A send's stamp; for a receive, the expected ssn with the sender's epoch and phase once the data landed. */
+    private RankProtocol.Stamp stamp;
+    private final RankProtocol protocol;
+    private final AckMessages acks;
+    /** The ssn the notice carried. */
+    private volatile long noticedSsn = RankProtocol.Stamp.NONE.ssn();
 
     private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
-        final RankCounters counters, final CompletableFuture<Void> jobLost)
+        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
+        final RankProtocol protocol, final AckMessages acks)
     {
+        this.stamp = stamp;
+        this.protocol = protocol;
+        this.acks = acks;
         this.jobLost = jobLost;
         this.transport = transport;
         this.object = object;
@@ -51,17 +63,27 @@ final class RankTransfer implements AsyncTaskBody
         this.counters = counters;
     }
 
-    /** @param jobLost fails once any rank is lost: a wait for a live peer may then never end. */
+    /**
+     * @param jobLost fails once any rank is lost: a wait for a live peer may then never end.
+     * @param stamp   what the transfer carries for the protocol ({@link RankProtocol.Stamp#NONE} without one).
+     */
     static RankTransfer send(final Transport transport, final Placement object, final int target,
-        final RankCounters counters, final CompletableFuture<Void> jobLost)
+        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp)
     {
-        return new RankTransfer(transport, object, target, true, counters, jobLost);
+        return new RankTransfer(transport, object, target, true, counters, jobLost, stamp, RankProtocol.NONE, null);
     }
 
+    /**
+     * @param ssn      the position in the channel the protocol expects, or that of {@link RankProtocol.Stamp#NONE}.
+     * @param protocol told of the reception once the data landed.
+     * @param acks     sends the acks the protocol says are due; null without a protocol.
+     */
     static RankTransfer receive(final Transport transport, final Placement object, final int source,
-        final RankCounters counters, final CompletableFuture<Void> jobLost)
+        final RankCounters counters, final CompletableFuture<Void> jobLost, final long ssn,
+        final RankProtocol protocol, final AckMessages acks)
     {
-        return new RankTransfer(transport, object, source, false, counters, jobLost);
+        return new RankTransfer(transport, object, source, false, counters, jobLost,
+            new RankProtocol.Stamp(ssn, 0, 0), protocol, acks);
     }
 
     /** @return the internal task's name, which errors and wait reports show. */
@@ -95,7 +117,8 @@ final class RankTransfer implements AsyncTaskBody
         {
             CrashPoints.hit(CrashPoints.TRANSFER_SEND);
             final int bytes = object.local.size();
-            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()), NOTICE);
+            final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES).putLong(0, stamp.ssn());
+            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()), ssn);
             final CompletableFuture<Void> data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
             return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes))
                 .applyToEither(jobLost, ignored -> null);
@@ -108,14 +131,38 @@ final class RankTransfer implements AsyncTaskBody
                     object.local.size() + " B: the ranks do not run the same program");
             }
             counters.received(m.length());
+            if (protocol.active())
+            {
+                acknowledge(m);
+            }
         });
+    }
+
+    /** Tells the protocol that the data landed, checking the transfer's ssn, and sends the acks now due. */
+    private void acknowledge(final Message m)
+    {
+        if (noticedSsn != stamp.ssn())
+        {
+            throw new IllegalStateException(name() + ": rank " + peer + " sent it as transfer " + noticedSsn +
+                " of their channel, expected " + stamp.ssn() + ": the ranks do not run the same program");
+        }
+        stamp = new RankProtocol.Stamp(stamp.ssn(), m.header().epoch(), m.header().phase());
+        acks.send(peer, protocol.received(peer, stamp));
     }
 
     /** @return completes once the notice of this version came; those of older versions are dropped. */
     private CompletableFuture<Void> notice()
     {
-        return transport.receive(peer, noticeTag(), ByteBuffer.allocateDirect(NOTICE_BYTES)).thenCompose(m ->
-            olderDropped(m) ? notice() : CompletableFuture.completedFuture(null));
+        final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES);
+        return transport.receive(peer, noticeTag(), ssn).thenCompose(m ->
+        {
+            if (olderDropped(m))
+            {
+                return notice();
+            }
+            noticedSsn = ssn.getLong(0);
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     /** @return the data message of this version; data of an older version is dropped and the buffer reused. */
@@ -144,7 +191,7 @@ final class RankTransfer implements AsyncTaskBody
 
     private Header header(final int tag)
     {
-        return new Header(Header.NO_RANK, tag, 0, 0, version);
+        return new Header(Header.NO_RANK, tag, stamp.epoch(), stamp.phase(), version);
     }
 
     private int noticeTag()

@@ -20,9 +20,16 @@ final class SubmissionCuts
     /** For the cut checker: null unless a test installed one. */
     DistributedSpillway.Recorder recorder;
 
-    /** @param checkpoints the job's checkpoints, or null: then no cut is ever requested. */
-    SubmissionCuts(final Object lock, final Spillway local, final GlobalCheckpoints checkpoints)
+    private final RankProtocol protocol;
+
+    /**
+     * @param checkpoints the job's checkpoints, or null: then no cut is ever requested.
+     * @param protocol    told of every cut after the one the run resumed from.
+     */
+    SubmissionCuts(final Object lock, final Spillway local, final GlobalCheckpoints checkpoints,
+        final RankProtocol protocol)
     {
+        this.protocol = protocol;
         this.lock = lock;
         this.local = local;
         this.checkpoints = checkpoints;
@@ -99,6 +106,10 @@ final class SubmissionCuts
             return;
         }
         local.checkpointHere(globalIndex);
+        if (globalIndex > checkpoints.restoredIndex())
+        {
+            protocol.cut(globalIndex);
+        }
         if (recorder != null)
         {
             recorder.cut(globalIndex);

@@ -1,5 +1,7 @@
 package dev.spillway.checkpoint;
 
+import java.util.Map;
+
 /**
  * Decides when to take the next checkpoint. {@link #due} and {@link #committed} are called from the runtime's IO
  * thread, {@link #describe} from any thread.
@@ -26,6 +28,41 @@ public interface CheckpointPolicy
     default boolean mayBegin(final long globalIndex)
     {
         return true;
+    }
+
+    /**
+     * Whether the generation of {@code cut}, every save written and every task before it finished, may commit now;
+     * polled until it may. A rank's message-logging protocol keeps it open until every transfer sent before the cut
+     * is acknowledged, so the generation holds all its logs.
+     */
+    default boolean mayCommit(final Cut cut)
+    {
+        return true;
+    }
+
+    /** @return why the generation of {@code cut} may not commit yet, for wait reports; only while it may not. */
+    default String commitWait(final Cut cut)
+    {
+        return "the checkpoint policy";
+    }
+
+    /**
+     * Extra blocks the generation of {@code cut} keeps, asked for once {@link #mayCommit} allowed it, just before the
+     * commit: a protocol's own state, restored with the generation. Their tags must not collide with data objects'.
+     *
+     * @return tag to contents; empty by default.
+     */
+    default Map<String, byte[]> sections(final Cut cut)
+    {
+        return Map.of();
+    }
+
+    /**
+     * Told, when the runtime opens, the generation it resumes from, before any task runs; its blocks (sections
+     * included) may be read from the calling thread.
+     */
+    default void restored(final RestorePoint point)
+    {
     }
 
     /** Told each committed generation's cut, after {@link #committed(CheckpointCost)}. */

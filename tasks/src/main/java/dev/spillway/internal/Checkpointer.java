@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Map;
 
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -393,6 +394,25 @@ final class Checkpointer
         generation.maybeCommit();
     }
 
+    /** IO thread: whether the policy lets the generation of {@code cut} commit. */
+    boolean mayCommit(final Cut cut)
+    {
+        return policy.mayCommit(cut);
+    }
+
+    /** IO thread: the policy's sections for the generation of {@code cut}. */
+    Map<String, byte[]> sections(final Cut cut)
+    {
+        return policy.sections(cut);
+    }
+
+    /** @return why the generation in flight waits for the policy, or null when it does not. */
+    String commitWait()
+    {
+        return generation.gated() ? "checkpoint generation " + generation.number() + " waits for " +
+            policy.commitWait(generation.cut()) : null;
+    }
+
     /** IO thread: the generation of {@code cut} committed: held-back tasks may go. */
     void committed(final Cut cut, final CheckpointCost cost)
     {
@@ -430,6 +450,10 @@ final class Checkpointer
     /** IO thread, every duty cycle: records progress once a second. */
     void tick(final long now)
     {
+        if (generation.gated())
+        {
+            generation.maybeCommit();
+        }
         maybeCut(now);
         if (now >= nextProgress)
         {

@@ -92,6 +92,10 @@ public final class Engine
         final long restoreStart = System.nanoTime();
         final Restart restart = new Restart(Restart.find(config.checkpointStore()));
         final double restoreSeconds = (System.nanoTime() - restoreStart) / 1e9;
+        if (restart.point() != null && config.checkpointPolicy() != null)
+        {
+            config.checkpointPolicy().restored(restart.point());
+        }
         try
         {
             final Store spill = Stores.open(config.storeKind(), new StoreSettings(config.storeDir(), config.diskCap(),
@@ -130,7 +134,8 @@ public final class Engine
 
         agent = new IoAgent(this, poller, ready, live, counters);
         quiescence = new Quiescence(() -> finished(agent, workers));
-        waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence);
+        waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
+            this::commitWait);
         totals = new Totals(counters, workers, agent, budget, store.name());
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);
@@ -150,6 +155,11 @@ public final class Engine
         ioIdle = new WakeableIdleStrategy(() -> ring.getCursor() > poller.getSequence().get(),
             config.idleMaxParkNanos());
         threads = new AgentThreads(agent, ioIdle, workers, ready, fatal::agentFailed);
+    }
+
+    private String commitWait()
+    {
+        return checkpointer == null ? null : checkpointer.commitWait();
     }
 
     /** Declares a data object. */

@@ -11,6 +11,7 @@ import dev.spillway.memory.TileBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Map;
 
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -39,6 +40,8 @@ final class GenerationCommit
     private int savesLeft;
     private long beforeCutLeft;
     private boolean failedBeforeCut;
+    /** The generation has everything but the policy's permission to commit ({@code mayCommit}). */
+    private boolean gated;
 
     GenerationCommit(final Checkpointer checkpointer, final CheckpointStore store, final BufferPool pool,
         final CheckpointMetrics metrics, final IoShare share)
@@ -107,6 +110,7 @@ final class GenerationCommit
         }
         frontier = c.frontier();
         failedBeforeCut = false;
+        gated = false;
         savesLeft = 0;
         beforeCutLeft = 0;
         return true;
@@ -224,8 +228,18 @@ final class GenerationCommit
             abandon("a task before the cut failed");
             return;
         }
+        if (!checkpointer.mayCommit(writer.cut()))
+        {
+            gated = true;
+            return;
+        }
+        gated = false;
         try
         {
+            for (final Map.Entry<String, byte[]> section : checkpointer.sections(writer.cut()).entrySet())
+            {
+                saveSection(section.getKey(), section.getValue());
+            }
             writer.commit();
         }
         catch (final IOException | RuntimeException e)
@@ -239,6 +253,28 @@ final class GenerationCommit
         writer = null;
         lastCommittedFrontier = frontier;
         checkpointer.committed(cut, cost);
+    }
+
+    /** @return whether the generation has everything but waits for the policy's permission to commit. */
+    boolean gated()
+    {
+        return writer != null && gated;
+    }
+
+    /** @return the cut of the generation in flight; only while one is. */
+    Cut cut()
+    {
+        return writer.cut();
+    }
+
+    private void saveSection(final String tag, final byte[] contents) throws IOException
+    {
+        final int page = 4096;
+        final int capacity = Math.max(page, (contents.length + page - 1) / page * page);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(capacity + page).alignedSlice(page).limit(capacity);
+        buffer.put(contents).flip();
+        writer.save(tag, buffer, writer.cut().generation());
+        metrics.wrote(contents.length);
     }
 
     private void abandon(final String why)

@@ -5,6 +5,8 @@ import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
 import dev.spillway.spi.AsyncTaskBody;
 
+import java.util.function.Supplier;
+
 /**
  * Says, for people, what unfinished tasks wait for: one line per task, for {@code describeWaits}, stall reports and a
  * task handle's {@code toString}. Any thread; the figures it quotes are racy snapshots.
@@ -17,10 +19,13 @@ final class WaitReports
     private final IoOrder order;
     private final int workers;
     private final Quiescence quiescence;
+    private final Supplier<String> commitWait;
 
+    /** @param commitWait why a checkpoint generation waits to commit, or null when none does. */
     WaitReports(final IoAgent agent, final LiveTasks live, final DramBudget budget, final IoOrder order,
-        final int workers, final Quiescence quiescence)
+        final int workers, final Quiescence quiescence, final Supplier<String> commitWait)
     {
+        this.commitWait = commitWait;
         this.agent = agent;
         this.live = live;
         this.budget = budget;
@@ -33,8 +38,10 @@ final class WaitReports
     String describeWaits(final int limit)
     {
         final long withoutData = quiescence.incomplete() - live.size();
+        final String commit = commitWait.get();
         return live.describe(limit) + (withoutData > 0 ? "  " + withoutData +
-            " task(s) without data: queued for or running on a worker\n" : "");
+            " task(s) without data: queued for or running on a worker\n" : "") + (commit == null ? "" : "  " + commit +
+            "\n");
     }
 
     /** @return what {@code t} waits for, or how it ended. */

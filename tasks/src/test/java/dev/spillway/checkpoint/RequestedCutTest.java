@@ -2,11 +2,13 @@ package dev.spillway.checkpoint;
 
 import dev.spillway.Data;
 import dev.spillway.Spillway;
+import dev.spillway.Await;
 import dev.spillway.TaskHandle;
 import dev.spillway.io.StoreKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,11 +30,60 @@ class RequestedCutTest
     @TempDir
     Path dir;
 
-    /** Never due by itself; a requested cut begins once {@link #open} is true. */
+    /**
+     * Never due by itself; a requested cut begins once {@link #open} is true, and its generation commits once
+     * {@link #commit} is, keeping the section {@link #SECTION} if {@link #keepSection}; a restart hands the restored
+     * section to {@link #restored}.
+     */
     private static final class Gate implements CheckpointPolicy
     {
+        static final String SECTION = "test.section";
         volatile boolean open;
+        volatile boolean commit = true;
         volatile int asked;
+        volatile int askedToCommit;
+        volatile byte[] restored;
+        volatile boolean keepSection;
+
+        @Override
+        public boolean mayCommit(final Cut cut)
+        {
+            askedToCommit++;
+            return commit;
+        }
+
+        @Override
+        public String commitWait(final Cut cut)
+        {
+            return "the test's gate at " + cut.globalIndex();
+        }
+
+        @Override
+        public java.util.Map<String, byte[]> sections(final Cut cut)
+        {
+            return !keepSection ? java.util.Map.of() : java.util.Map.of(SECTION, ("state at " + cut.globalIndex()).getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void restored(final RestorePoint point)
+        {
+            if (!point.blocks().containsKey(SECTION))
+            {
+                return;
+            }
+            final java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect(4096);
+            try
+            {
+                final int n = point.read(SECTION, dst);
+                final byte[] bytes = new byte[n];
+                dst.get(0, bytes);
+                restored = bytes;
+            }
+            catch (final java.io.IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
 
         @Override
         public boolean due(final long tasksSinceCut, final long nanosSinceCut)
@@ -115,6 +166,44 @@ class RequestedCutTest
         assertEquals(100, cut.globalIndex());
         assertEquals(5, cut.frontier(), "the cut lies between the fifth and the sixth task");
         assertEquals(Set.of("a0", "a1", "a2", "a3", "a4"), store.tags(cut));
+    }
+
+    /**
+     * A generation with every save written and every task before its cut finished still waits while the policy
+     * does not let it commit, saying so in the wait report; then it commits with the policy's section, which a
+     * restart hands back.
+     */
+    @Test
+    void aGenerationCommitsOnlyWhenThePolicyLetsItAndKeepsItsSection() throws Exception
+    {
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        final Gate gate = new Gate();
+        gate.open = true;
+        gate.commit = false;
+        gate.keepSection = true;
+        try (Spillway sw = open(store, gate))
+        {
+            program(sw, 100);
+            writeC(sw);
+            Await.until("the generation to wait for the policy", () -> sw.describeWaits(10).contains(
+                "checkpoint generation 0 waits for the test's gate at 100"), sw);
+            final int asked = gate.askedToCommit;
+            Await.until("the policy to be asked again", () -> gate.askedToCommit > asked + 1, sw);
+            assertEquals(0, store.generations(), "the generation committed before the policy let it");
+            gate.commit = true;
+            sw.awaitAll();
+            Await.until("the generation to commit", () -> store.generations() == 1, sw);
+        }
+        final Cut cut = store.cuts().get(0);
+        assertTrue(store.tags(cut).contains(Gate.SECTION), "the section is not in the generation: " +
+            store.tags(cut));
+        store.forgetCompletion();
+        final Gate again = new Gate();
+        again.open = true;
+        try (Spillway sw = open(store, again))
+        {
+            assertEquals("state at 100", new String(again.restored, StandardCharsets.UTF_8), "the restored section");
+        }
     }
 
     @Test

@@ -41,6 +41,16 @@ final class InChannel
         return phaseFrom.floorEntry(ssn).getValue();
     }
 
+    /** @return the receptions before ssn {@code limit}. */
+    InChannel keptBefore(final long limit)
+    {
+        final InChannel kept = new InChannel();
+        kept.last = Math.min(last, limit - 1);
+        kept.epochFrom.putAll(epochFrom.headMap(limit, false));
+        kept.phaseFrom.putAll(phaseFrom.headMap(limit, false));
+        return kept;
+    }
+
     InChannel copy()
     {
         final InChannel copy = new InChannel();

@@ -322,6 +322,50 @@ public final class PastToFuture<P>
     }
 
     /**
+     * The engine's form of {@link #committed(EpochCut, int)}: its receptions are taken as they land, after the cut
+     * was placed in the program, so the receptions the generation keeps are those submitted before the cut, which
+     * have all landed by the commit.
+     *
+     * @param cut            a cut that {@link #mayCommit} allows.
+     * @param gcEpoch        the global watermark.
+     * @param receivesBefore per source, how many receives were submitted before the cut.
+     * @return the state the cut's generation keeps.
+     */
+    public ProtocolSection<P> committed(final EpochCut cut, final int gcEpoch, final long[] receivesBefore)
+    {
+        final ProtocolSection<P> section = committed(cut, gcEpoch);
+        for (int r = 0; r < in.length; r++)
+        {
+            if (in[r].last < receivesBefore[r] - 1)
+            {
+                throw new IllegalStateException("rank " + rank + " commits the cut opening epoch " + cut.epoch +
+                    " having accepted transfers from rank " + r + " up to " + in[r].last + ", but " +
+                    receivesBefore[r] + " were received before the cut");
+            }
+            section.in[r] = in[r].keptBefore(receivesBefore[r]);
+        }
+        return section;
+    }
+
+    /** @return the payload of the transfer to {@code target} at {@code ssn} awaiting its ack, or null. */
+    public P awaiting(final int target, final long ssn)
+    {
+        final OutChannel.Sent<P> sent = out[target].nonAck.get(ssn);
+        return sent == null ? null : sent.payload();
+    }
+
+    /** @return how many transfers sent before {@code cut} still await their ack. */
+    public int awaitingAcksBefore(final EpochCut cut)
+    {
+        int n = 0;
+        for (int r = 0; r < out.length; r++)
+        {
+            n += out[r].nonAck.headMap(cut.nextSsn[r], false).size();
+        }
+        return n;
+    }
+
+    /**
      * Drops what no recovery can ask for any more: log entries received before {@code gcEpoch} and dependencies of
      * sends before it.
      *

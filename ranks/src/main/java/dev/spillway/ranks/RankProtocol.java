@@ -1,0 +1,159 @@
+package dev.spillway.ranks;
+
+import java.util.List;
+
+/**
+ * A rank's message-logging protocol (past-to-future logging, spec §A.4), driven by {@link DistributedSpillway}: it
+ * stamps every transfer, is told of receptions and their acks, may hold a checkpoint's commit until its sends are
+ * acknowledged, and keeps its state in each generation. {@link #NONE} keeps the runtime as it is without one.
+ *
+ * <p>Submission-time calls ({@link #sending}, {@link #receiving}, {@link #cut}) come under the runtime's submission
+ * lock, in program order, so their positions relative to cuts are those of the program; the others come from any
+ * thread. Transfers before the cut a run resumed from are not submitted again, so none of these calls is made for
+ * them: {@link #restored} gives the state at that cut instead.
+ */
+public interface RankProtocol
+{
+    /** The tag of the generation block that keeps the protocol's state; no data object may use it. */
+    String SECTION = "spillway.rank-protocol";
+
+    /** No protocol: transfers are not stamped or acknowledged. */
+    RankProtocol NONE = new RankProtocol()
+    {
+        @Override
+        public Stamp sending(final int target, final String tag, final int version, final int bytes)
+        {
+            return Stamp.NONE;
+        }
+
+        @Override
+        public long receiving(final int source)
+        {
+            return Stamp.NONE.ssn();
+        }
+
+        @Override
+        public boolean active()
+        {
+            return false;
+        }
+    };
+
+    /** @return whether transfers are stamped and acknowledged at all. */
+    default boolean active()
+    {
+        return true;
+    }
+
+    /**
+     * This rank submits its half sending version {@code version} of {@code tag} ({@code bytes} long) to
+     * {@code target}.
+     *
+     * @return the stamp the transfer carries.
+     */
+    Stamp sending(int target, String tag, int version, int bytes);
+
+    /**
+     * This rank submits its half receiving the next transfer from {@code source}.
+     *
+     * @return the position in the channel (ssn) the transfer must carry.
+     */
+    long receiving(int source);
+
+    /** A cut requested at {@code globalIndex}: what is submitted from now on belongs to the next epoch. */
+    default void cut(final long globalIndex)
+    {
+    }
+
+    /**
+     * The transfer from {@code source} stamped {@code stamp} landed. Receptions are taken in channel order; one that
+     * arrives ahead of an earlier one waits for it.
+     *
+     * @return the acks now due to {@code source}, in ssn order.
+     */
+    default List<Ack> received(final int source, final Stamp stamp)
+    {
+        return List.of();
+    }
+
+    /** {@code target} acknowledged a transfer this rank sent it. */
+    default void acked(final int target, final Ack ack)
+    {
+    }
+
+    /** @return whether the generation of the cut at {@code globalIndex} may commit: its sends are all acknowledged. */
+    default boolean mayCommit(final long globalIndex)
+    {
+        return true;
+    }
+
+    /** @return what the generation of the cut at {@code globalIndex} waits for while {@link #mayCommit} is false. */
+    default String commitWait(final long globalIndex)
+    {
+        return "nothing";
+    }
+
+    /**
+     * @return the state the generation of the cut at {@code globalIndex} keeps as its {@link #SECTION} block, or
+     *         null for none; asked once, when the generation commits.
+     */
+    default byte[] section(final long globalIndex)
+    {
+        return null;
+    }
+
+    /** The run resumes from a generation whose {@link #SECTION} block held {@code section}. */
+    default void restored(final byte[] section)
+    {
+    }
+
+    /** Every rank committed its generation of the cut at {@code globalIndex}: older state may be dropped. */
+    default void globallyCommitted(final long globalIndex)
+    {
+    }
+
+    /** @return this rank's protocol figures so far, for reports. */
+    default Figures figures()
+    {
+        return Figures.NONE;
+    }
+
+    /**
+     * What a transfer carries for the protocol.
+     *
+     * @param ssn   its position in the channel from its sender to its target.
+     * @param epoch the sender's checkpoint epoch at the send.
+     * @param phase the sender's phase at the send.
+     */
+    record Stamp(long ssn, int epoch, int phase)
+    {
+        /** The stamp of a transfer when no protocol runs. */
+        public static final Stamp NONE = new Stamp(-1, 0, 0);
+    }
+
+    /**
+     * A receiver's acknowledgement.
+     *
+     * @param ssn   the transfer's position in the channel.
+     * @param epoch the receiver's checkpoint epoch at the reception.
+     */
+    record Ack(long ssn, int epoch)
+    {
+    }
+
+    /**
+     * One rank's protocol counts.
+     *
+     * @param sent          transfers it stamped and sent.
+     * @param received      transfers it received and acknowledged.
+     * @param logged        its sends acknowledged from a later epoch: logged (past to future).
+     * @param loggedBytes   their bytes.
+     * @param dependencies  its sends acknowledged in their own epoch: recorded as dependencies.
+     * @param gatedCommits  checkpoint generations whose commit waited for acks.
+     */
+    record Figures(long sent, long received, long logged, long loggedBytes, long dependencies, long gatedCommits)
+    {
+        /** No protocol. */
+        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0);
+    }
+}

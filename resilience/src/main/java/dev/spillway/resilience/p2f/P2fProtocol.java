@@ -1,0 +1,203 @@
+package dev.spillway.resilience.p2f;
+
+import dev.spillway.ranks.RankProtocol;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Past-to-future logging run by the engine: the {@link RankProtocol} of one rank, a {@link PastToFuture} driven by
+ * {@link dev.spillway.ranks.DistributedSpillway}'s transfers under an aligned {@link EpochPlan}.
+ * <ul>
+ *   <li>Sends and receives are stamped when submitted, in program order, so each lies in the epoch of its place in
+ *       the program, whenever it runs; so are cuts.</li>
+ *   <li>Receptions are taken in channel order: one that lands ahead of an earlier one of its channel waits for it,
+ *       and the acks of both go out together.</li>
+ *   <li>A generation commits only once every send before its cut is acknowledged (erratum #5); it keeps the
+ *       protocol section ({@link SectionCodec}), and a run resumed from it resumes the protocol there.</li>
+ *   <li>A global commit of the cut at index {@code G} makes the job's smallest newest-committed epoch that of
+ *       cluster 0 at {@code G}; log entries received before it are dropped.</li>
+ * </ul>
+ * Thread-safe: every call holds this object's lock.
+ */
+public final class P2fProtocol implements RankProtocol
+{
+    private final int rank;
+    private final EpochPlan plan;
+    private final P2fOptions options;
+    private PastToFuture<LoggedTransfer> p2f;
+    /** Per source: the next ssn a receive is submitted for, and the epochs of receives not yet taken by ssn. */
+    private final long[] nextReceive;
+    private final List<TreeMap<Long, Integer>> receiveEpochs = new ArrayList<>();
+    /** Per source: receptions landed ahead of an earlier one, by ssn. */
+    private final List<TreeMap<Long, Stamp>> early = new ArrayList<>();
+    private final Map<Long, EpochCut> cuts = new HashMap<>();
+    /** Per cut: how many receives from each source were submitted before it. */
+    private final Map<Long, long[]> receivesBefore = new HashMap<>();
+    private final Map<Long, Boolean> gated = new HashMap<>();
+    private long sent;
+    private long received;
+    private long logged;
+    private long loggedBytes;
+    private long dependencies;
+    private long gatedCommits;
+
+    /**
+     * @param rank    this rank.
+     * @param ranks   the job's ranks.
+     * @param plan    its clusters; cuts are the aligned ones the checkpoints take.
+     * @param options how the protocol runs.
+     */
+    public P2fProtocol(final int rank, final int ranks, final EpochPlan plan, final P2fOptions options)
+    {
+        this.rank = rank;
+        this.plan = plan;
+        this.options = options;
+        this.p2f = new PastToFuture<>(rank, ranks, plan.initialEpoch(rank), options);
+        this.nextReceive = new long[ranks];
+        for (int r = 0; r < ranks; r++)
+        {
+            receiveEpochs.add(new TreeMap<>());
+            early.add(new TreeMap<>());
+        }
+    }
+
+    @Override
+    public synchronized Stamp sending(final int target, final String tag, final int version, final int bytes)
+    {
+        final dev.spillway.resilience.p2f.Stamp stamp = p2f.send(target, new LoggedTransfer(tag, version, bytes));
+        sent++;
+        return new Stamp(stamp.ssn(), stamp.epoch(), stamp.phase());
+    }
+
+    @Override
+    public synchronized long receiving(final int source)
+    {
+        final long ssn = nextReceive[source]++;
+        receiveEpochs.get(source).put(ssn, p2f.epoch());
+        return ssn;
+    }
+
+    @Override
+    public synchronized void cut(final long globalIndex)
+    {
+        cuts.put(globalIndex, p2f.cut());
+        receivesBefore.put(globalIndex, nextReceive.clone());
+    }
+
+    @Override
+    public synchronized List<Ack> received(final int source, final Stamp stamp)
+    {
+        final TreeMap<Long, Stamp> waiting = early.get(source);
+        waiting.put(stamp.ssn(), stamp);
+        final List<Ack> acks = new ArrayList<>();
+        for (Map.Entry<Long, Stamp> next = waiting.firstEntry();
+             next != null && next.getKey() == p2f.lastAccepted(source) + 1; next = waiting.firstEntry())
+        {
+            waiting.pollFirstEntry();
+            final Stamp s = next.getValue();
+            final Integer epoch = receiveEpochs.get(source).remove(s.ssn());
+            if (epoch == null)
+            {
+                throw new IllegalStateException("rank " + rank + " received transfer " + s.ssn() + " from rank " +
+                    source + ", for which it submitted no receive");
+            }
+            final Reception r = p2f.receive(source, new dev.spillway.resilience.p2f.Stamp(rank, s.ssn(), s.epoch(),
+                s.phase(), false), epoch);
+            if (r.deliver())
+            {
+                p2f.consumed(r.phase());
+                received++;
+            }
+            if (r.ackEpoch() != Reception.NO_ACK)
+            {
+                acks.add(new Ack(s.ssn(), r.ackEpoch()));
+            }
+        }
+        return acks;
+    }
+
+    @Override
+    public synchronized void acked(final int target, final Ack ack)
+    {
+        final LoggedTransfer payload = p2f.awaiting(target, ack.ssn());
+        switch (p2f.acked(target, ack.ssn(), ack.epoch()))
+        {
+            case LOGGED ->
+            {
+                logged++;
+                loggedBytes += payload == null ? 0 : payload.bytes();
+            }
+            case DEPENDENCY -> dependencies++;
+            case STALE ->
+            {
+            }
+        }
+    }
+
+    @Override
+    public synchronized boolean mayCommit(final long globalIndex)
+    {
+        final EpochCut cut = cuts.get(globalIndex);
+        final boolean may = cut == null || p2f.mayCommit(cut);
+        if (!may && gated.putIfAbsent(globalIndex, Boolean.TRUE) == null)
+        {
+            gatedCommits++;
+        }
+        return may;
+    }
+
+    @Override
+    public synchronized String commitWait(final long globalIndex)
+    {
+        final EpochCut cut = cuts.get(globalIndex);
+        return cut == null ? "nothing" : "acks of " + p2f.awaitingAcksBefore(cut) + " transfer(s) sent before the " +
+            "cut opening epoch " + cut.epoch() + " (erratum #5: its logs must be complete)";
+    }
+
+    @Override
+    public synchronized byte[] section(final long globalIndex)
+    {
+        final EpochCut cut = cuts.remove(globalIndex);
+        final long[] before = receivesBefore.remove(globalIndex);
+        gated.remove(globalIndex);
+        return cut == null ? null : SectionCodec.encode(p2f.committed(cut, Integer.MIN_VALUE, before));
+    }
+
+    @Override
+    public synchronized void restored(final byte[] section)
+    {
+        final ProtocolSection<LoggedTransfer> state = SectionCodec.decode(section);
+        if (state.rank() != rank || state.ranks() != nextReceive.length)
+        {
+            throw new IllegalArgumentException("the checkpoint's protocol section is rank " + state.rank() + " of " +
+                state.ranks() + ", this is rank " + rank + " of " + nextReceive.length);
+        }
+        p2f = PastToFuture.restore(state, options);
+        for (int r = 0; r < nextReceive.length; r++)
+        {
+            nextReceive[r] = state.lastAccepted(r) + 1;
+        }
+    }
+
+    @Override
+    public synchronized void globallyCommitted(final long globalIndex)
+    {
+        p2f.collect(plan.epoch(0, globalIndex, 0));
+    }
+
+    @Override
+    public synchronized Figures figures()
+    {
+        return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits);
+    }
+
+    /** @return the protocol's current state, for tests. */
+    synchronized PastToFuture<LoggedTransfer> state()
+    {
+        return p2f;
+    }
+}

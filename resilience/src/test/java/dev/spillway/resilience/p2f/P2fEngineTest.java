@@ -1,0 +1,451 @@
+package dev.spillway.resilience.p2f;
+
+import dev.spillway.Data;
+import dev.spillway.Spillway;
+import dev.spillway.SpillwayConfig;
+import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.StoreKind;
+import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RankProtocol;
+import dev.spillway.rdma.InProcessFabric;
+import dev.spillway.rdma.Transport;
+import dev.spillway.resilience.Checkpoints;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Past-to-future logging in the engine, failure-free, on four ranks in one JVM (two clusters: ranks 0–1 and 2–3)
+ * running a ring stencil over tiles dealt in contiguous blocks, with aligned cuts every {@value #EVERY} submissions.
+ * The expectations come from the transfers the runtime reports ({@link DistributedSpillway.Recorder}), not from the
+ * protocol: with aligned cuts a transfer is past to future exactly when it goes from a lower cluster to a higher
+ * one, and every generation's protocol section must hold exactly the sends and receptions before its cut.
+ */
+class P2fEngineTest
+{
+    private static final int RANKS = 4;
+    private static final int CLUSTERS = 2;
+    private static final int TILES = 8;
+    private static final int SWEEPS = 6;
+    private static final int BYTES = 4 << 10;
+    private static final int EVERY = 10;
+    private static final Duration LIMIT = Duration.ofSeconds(300);
+    private static final EpochPlan PLAN = EpochPlan.aligned(RANKS, CLUSTERS, EVERY);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void transfersUpwardAcrossClustersAreLoggedAndEveryGenerationKeepsTheStateAtItsCut() throws Exception
+    {
+        final long plain = run(dir.resolve("plain"), false, SWEEPS, true).get(0).digest;
+        final List<RankRun> ranks = run(dir.resolve("p2f"), true, SWEEPS, true);
+        assertEquals(plain, ranks.get(0).digest, "the protocol changed the result");
+
+        long upward = 0;
+        long all = 0;
+        for (final RankRun r : ranks)
+        {
+            final long sends = r.sends.size();
+            final long up = r.sends.stream().filter(s -> PLAN.cluster(s.source) < PLAN.cluster(s.target)).count();
+            assertEquals(sends, r.figures.sent(), "rank " + r.rank + ": transfers stamped");
+            assertEquals(up, r.figures.logged(), "rank " + r.rank + ": transfers logged");
+            assertEquals(sends - up, r.figures.dependencies(), "rank " + r.rank + ": transfers recorded as dependencies");
+            upward += up;
+            all += sends;
+        }
+        assertTrue(upward > 0 && upward < all, "the ring must send both up and down across clusters: " + upward +
+            " of " + all);
+        assertEquals(all, ranks.stream().mapToLong(r -> r.figures.received()).sum(), "transfers received and acked");
+        assertSectionsHoldTheStateAtTheirCuts(ranks, Cut.LOCAL);
+    }
+
+    @Test
+    void aRelaunchedJobResumesTheProtocolAtTheRestoredCut() throws Exception
+    {
+        final long plain = run(dir.resolve("plain"), false, SWEEPS, true).get(0).digest;
+        final Path root = dir.resolve("p2f");
+        final int half = SWEEPS / 2;
+        run(root, true, half, false);
+        final List<RankRun> resumed = run(root, true, SWEEPS, true);
+        final long restored = resumed.get(0).restored;
+        assertTrue(restored >= EVERY, "the first run committed no global cut to resume from");
+        assertEquals(plain, resumed.get(0).digest, "the resumed run's result");
+        for (final RankRun r : resumed)
+        {
+            assertEquals(restored, r.restored, "rank " + r.rank + " resumed elsewhere");
+            assertTrue(r.sends.stream().allMatch(s -> s.globalIndex >= restored), "rank " + r.rank + " sent again " +
+                "a transfer before the restored cut");
+            assertEquals(r.sends.size(), r.figures.sent(), "rank " + r.rank + ": transfers stamped after the restore");
+        }
+        // Each receive checks the ssn its notice carries, so a protocol that resumed its channels anywhere but at
+        // the restored cut would have failed the run.
+        assertSectionsHoldTheStateAtTheirCuts(resumed, restored);
+    }
+
+    /**
+     * Every generation committed after {@code from}: it opens the epoch of its cut; it knows as many sends to and
+     * receives from each rank as the program placed before the cut; it logs only transfers to higher clusters,
+     * each one of those sends; its dependencies say {@code Er = Es + 2(c_target - c_source)}.
+     */
+    private static void assertSectionsHoldTheStateAtTheirCuts(final List<RankRun> ranks, final long from)
+    {
+        final List<Transfer> everySend = ranks.stream().flatMap(r -> r.sends.stream()).toList();
+        for (final RankRun r : ranks)
+        {
+            assertTrue(r.sections.size() >= 2, "rank " + r.rank + " committed too few generations: " +
+                r.sections.keySet());
+            for (final Map.Entry<Long, byte[]> e : r.sections.entrySet())
+            {
+                final long g = e.getKey();
+                final ProtocolSection<LoggedTransfer> s = SectionCodec.decode(e.getValue());
+                final String at = "rank " + r.rank + ", cut at " + g;
+                assertEquals(r.rank, s.rank(), at);
+                assertEquals(PLAN.initialEpoch(r.rank) + g / EVERY, s.epoch(), at + ": epoch");
+                for (int t = 0; t < RANKS; t++)
+                {
+                    final int peer = t;
+                    final List<Transfer> sentBefore = everySend.stream().filter(x -> x.source == r.rank &&
+                        x.target == peer && x.globalIndex < g).toList();
+                    final List<Transfer> receivedBefore = everySend.stream().filter(x -> x.source == peer &&
+                        x.target == r.rank && x.globalIndex < g).toList();
+                    assertEquals(r.ssnBase[peer] + sentBefore.size(), s.nextSsn(peer),
+                        at + ": sends to rank " + peer);
+                    assertEquals(r.receiveBase[peer] + receivedBefore.size() - 1, s.lastAccepted(peer),
+                        at + ": receptions from rank " + peer);
+                    final boolean up = PLAN.cluster(r.rank) < PLAN.cluster(peer);
+                    for (final LoggedTransfer logged : s.logged(peer))
+                    {
+                        assertTrue(up, at + " logged " + logged + " to rank " + peer + ", not a higher cluster");
+                        assertTrue(sentBefore.stream().anyMatch(x -> x.object.equals(logged.tag()) &&
+                            x.version == logged.version()) || from >= 0, at + " logged " + logged + ", never sent");
+                        assertEquals(BYTES, logged.bytes(), at);
+                    }
+                    if (up && from < 0)
+                    {
+                        // The global commit of the cut before this one, which this rank waited for before it began
+                        // this one, dropped the logs received before cluster 0's epoch at it.
+                        final int gc = g > EVERY ? PLAN.epoch(0, g - EVERY, 0) : Integer.MIN_VALUE;
+                        assertEquals(sentBefore.stream().filter(x -> PLAN.epoch(peer, x.globalIndex, 0) >= gc)
+                            .count(), s.logged(peer).size(), at + ": logged transfers to rank " + peer);
+                    }
+                    final int shift = 2 * (PLAN.cluster(peer) - PLAN.cluster(r.rank));
+                    s.dependencies(peer).forEach((sendEpoch, receiveEpoch) ->
+                    {
+                        assertTrue(!up, at + ": a dependency on higher rank " + peer);
+                        assertEquals(sendEpoch + shift, (int)receiveEpoch, at + ": dependency on rank " + peer);
+                        assertTrue(sendEpoch < s.epoch(), at + ": a dependency of epoch " + sendEpoch);
+                    });
+                }
+            }
+        }
+    }
+
+    /** Runs the program on every rank; {@code sweeps} of it, awaited as a job or, for a partial run, locally. */
+    private List<RankRun> run(final Path root, final boolean p2f, final int sweeps, final boolean complete)
+        throws Exception
+    {
+        Files.createDirectories(root);
+        try (InProcessFabric fabric = new InProcessFabric(RANKS, LIMIT))
+        {
+            final ExecutorService pool = Executors.newFixedThreadPool(RANKS);
+            try
+            {
+                final List<Future<RankRun>> futures = new ArrayList<>();
+                for (int r = 0; r < RANKS; r++)
+                {
+                    final Transport transport = fabric.transport(r);
+                    futures.add(pool.submit(() -> runRank(transport, root, p2f, sweeps, complete)));
+                }
+                final List<RankRun> ranks = new ArrayList<>();
+                for (final Future<RankRun> f : futures)
+                {
+                    ranks.add(f.get(2 * LIMIT.toSeconds(), TimeUnit.SECONDS));
+                }
+                return ranks;
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private RankRun runRank(final Transport transport, final Path root, final boolean p2f, final int sweeps,
+        final boolean complete) throws Exception
+    {
+        final int rank = transport.rank();
+        final long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, restored, 0);
+        final SpillwayConfig config = Spillway.builder().storeDir(root.resolve("spill-" + rank)).store(StoreKind.DIRECT)
+            .dramBudget(64L * BYTES).workers(2).storeSizing(256, BYTES)
+            .checkpoints(Checkpoints.store(root.resolve("rank-" + rank)).globalCut(restored).open(), policy);
+        final Capturing protocol = new Capturing(p2f ? new P2fProtocol(rank, RANKS, PLAN, new P2fOptions(true,
+            false)) : RankProtocol.NONE);
+        final DistributedSpillway ds = new DistributedSpillway(transport, config, protocol);
+        final RankRun run = new RankRun(rank, restored);
+        final long[] digest = {0};
+        try (ds)
+        {
+            ds.record(run);
+            run.baseFrom(protocol.delegate);
+            final Data[] tiles = new Data[TILES];
+            for (int i = 0; i < TILES; i++)
+            {
+                tiles[i] = ds.data("tile " + i, BYTES, i * RANKS / TILES);
+            }
+            submit(ds, tiles, sweeps, digest);
+            if (complete)
+            {
+                ds.awaitAll();
+            }
+            else
+            {
+                ds.local().awaitAll();
+                final long last = (long)(TILES * (sweeps + 1)) / EVERY * EVERY;
+                awaitUntil(() -> policy.globallyCommitted() >= last, () -> "rank " + rank + ": the cut at " + last +
+                    " globally committed; newest " + policy.globallyCommitted() + "; waits:\n" +
+                    ds.local().describeWaits(20));
+                ds.barrier();
+            }
+        }
+        assertNull(ds.restartNeeded(), () -> "rank " + rank + " stopped for a restart");
+        run.digest = digest[0];
+        run.figures = protocol.figures();
+        run.sections.putAll(protocol.sections);
+        return run;
+    }
+
+    /** Fills the tiles, sweeps them in place (each tile from its ring neighbours), then digests them on rank 0. */
+    private static void submit(final DistributedSpillway ds, final Data[] tiles, final int sweeps,
+        final long[] digest)
+    {
+        for (int i = 0; i < TILES; i++)
+        {
+            final int tile = i;
+            ds.task("fill " + i).write(tiles[i]).submit(ctx ->
+            {
+                final ByteBuffer b = ctx.buffer(tiles[tile]);
+                for (int k = 0; k < BYTES; k += 8)
+                {
+                    b.putLong(k, tile * 1_000_003L + k);
+                }
+            });
+        }
+        for (int s = 0; s < sweeps; s++)
+        {
+            for (int i = 0; i < TILES; i++)
+            {
+                final Data me = tiles[i];
+                final Data left = tiles[(i + TILES - 1) % TILES];
+                final Data right = tiles[(i + 1) % TILES];
+                ds.task("update " + i + " sweep " + s).readWrite(me).read(left, right).submit(ctx ->
+                {
+                    final ByteBuffer m = ctx.buffer(me);
+                    final ByteBuffer l = ctx.buffer(left);
+                    final ByteBuffer r = ctx.buffer(right);
+                    for (int k = 0; k < BYTES; k += 8)
+                    {
+                        m.putLong(k, m.getLong(k) * 31 + (l.getLong(k) ^ Long.rotateLeft(r.getLong(k), 7)));
+                    }
+                });
+            }
+        }
+        if (sweeps == SWEEPS)
+        {
+            ds.task("digest").read(tiles).submit(ctx ->
+            {
+                long h = 17;
+                for (final Data t : tiles)
+                {
+                    final ByteBuffer b = ctx.buffer(t);
+                    for (int k = 0; k < BYTES; k += 8)
+                    {
+                        h = h * 1_000_003L + b.getLong(k);
+                    }
+                }
+                digest[0] = h;
+            });
+        }
+    }
+
+    private static void awaitUntil(final java.util.function.BooleanSupplier condition,
+        final java.util.function.Supplier<String> what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out after " + LIMIT.toSeconds() + " s waiting for " + what.get());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private record Transfer(int source, int target, String object, int version, long globalIndex)
+    {
+    }
+
+    /** What one rank did: the sends it reports, its protocol's figures and the sections it kept. */
+    private static final class RankRun implements DistributedSpillway.Recorder
+    {
+        final int rank;
+        final long restored;
+        final List<Transfer> sends = new CopyOnWriteArrayList<>();
+        final Map<Long, byte[]> sections = new ConcurrentHashMap<>();
+        final long[] ssnBase = new long[RANKS];
+        final long[] receiveBase = new long[RANKS];
+        RankProtocol.Figures figures;
+        long digest;
+
+        RankRun(final int rank, final long restored)
+        {
+            this.rank = rank;
+            this.restored = restored;
+        }
+
+        /** After a restore, channels continue from the restored section's positions. */
+        void baseFrom(final RankProtocol protocol)
+        {
+            if (protocol instanceof P2fProtocol p)
+            {
+                for (int r = 0; r < RANKS; r++)
+                {
+                    ssnBase[r] = p.state().nextSsn(r);
+                    receiveBase[r] = p.state().lastAccepted(r) + 1;
+                }
+            }
+        }
+
+        @Override
+        public void task(final long globalIndex, final long seq)
+        {
+        }
+
+        @Override
+        public void transfer(final boolean send, final int source, final int target, final String object,
+            final int version, final long globalIndex, final long seq)
+        {
+            if (send && globalIndex >= restored)
+            {
+                sends.add(new Transfer(source, target, object, version, globalIndex));
+            }
+        }
+
+        @Override
+        public void cut(final long globalIndex)
+        {
+        }
+    }
+
+    /** Passes every call on, keeping the sections it gives. */
+    private static final class Capturing implements RankProtocol
+    {
+        final RankProtocol delegate;
+        final Map<Long, byte[]> sections = new ConcurrentHashMap<>();
+
+        Capturing(final RankProtocol delegate)
+        {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public boolean active()
+        {
+            return delegate.active();
+        }
+
+        @Override
+        public Stamp sending(final int target, final String tag, final int version, final int bytes)
+        {
+            return delegate.sending(target, tag, version, bytes);
+        }
+
+        @Override
+        public long receiving(final int source)
+        {
+            return delegate.receiving(source);
+        }
+
+        @Override
+        public void cut(final long globalIndex)
+        {
+            delegate.cut(globalIndex);
+        }
+
+        @Override
+        public List<Ack> received(final int source, final Stamp stamp)
+        {
+            return delegate.received(source, stamp);
+        }
+
+        @Override
+        public void acked(final int target, final Ack ack)
+        {
+            delegate.acked(target, ack);
+        }
+
+        @Override
+        public boolean mayCommit(final long globalIndex)
+        {
+            return delegate.mayCommit(globalIndex);
+        }
+
+        @Override
+        public String commitWait(final long globalIndex)
+        {
+            return delegate.commitWait(globalIndex);
+        }
+
+        @Override
+        public byte[] section(final long globalIndex)
+        {
+            final byte[] s = delegate.section(globalIndex);
+            if (s != null)
+            {
+                assertNotEquals(0, s.length);
+                sections.put(globalIndex, s);
+            }
+            return s;
+        }
+
+        @Override
+        public void restored(final byte[] section)
+        {
+            delegate.restored(section);
+        }
+
+        @Override
+        public void globallyCommitted(final long globalIndex)
+        {
+            delegate.globallyCommitted(globalIndex);
+        }
+
+        @Override
+        public Figures figures()
+        {
+            return delegate.figures();
+        }
+    }
+}
