@@ -188,10 +188,10 @@ public final class DistributedSpillway implements TaskRuntime
             throw new IllegalArgumentException("data '" + tag + "': owner rank " + owner + " is not in 0.." +
                 (ranks() - 1));
         }
-        if (protocol.active() && RankProtocol.SECTION.equals(tag))
+        if (protocol.active() && tag.startsWith(RankProtocol.RESERVED))
         {
-            throw new IllegalArgumentException("data '" + tag + "': the tag is reserved for the message-logging " +
-                "protocol's state in checkpoints");
+            throw new IllegalArgumentException("data '" + tag + "': tags beginning with '" + RankProtocol.RESERVED +
+                "' are reserved for the message-logging protocol");
         }
         synchronized (submitLock)
         {
@@ -385,6 +385,10 @@ public final class DistributedSpillway implements TaskRuntime
                 object.local.size()) : RankProtocol.Stamp.NONE;
             final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future(), stamp);
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
+            if (protocol.capturesAtSend(target))
+            {
+                capture(object, target, priority);
+            }
         }
         else if (target == rank)
         {
@@ -399,6 +403,15 @@ public final class DistributedSpillway implements TaskRuntime
                 half.seq());
         }
         object.received(target);
+    }
+
+    /** Copies the payload of a transfer logged at its send into a local object of its own. */
+    private void capture(final Placement object, final int target, final int priority)
+    {
+        final Data from = object.local;
+        final Data log = local.data(RankProtocol.logTag(from.tag(), object.version, target), from.size());
+        local.task("log '" + from.tag() + "' v" + object.version + " for rank " + target).read(from).write(log)
+            .priority(priority).submit(ctx -> ctx.buffer(log).put(0, ctx.buffer(from), 0, from.size()));
     }
 
     /**

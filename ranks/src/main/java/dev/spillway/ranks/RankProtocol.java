@@ -14,8 +14,10 @@ import java.util.List;
  */
 public interface RankProtocol
 {
-    /** The tag of the generation block that keeps the protocol's state; no data object may use it. */
-    String SECTION = "spillway.rank-protocol";
+    /** Tags with this prefix are the protocol's: no data object of the program may use one. */
+    String RESERVED = "spillway.";
+    /** The tag of the generation block that keeps the protocol's state. */
+    String SECTION = RESERVED + "rank-protocol";
 
     /** No protocol: transfers are not stamped or acknowledged. */
     RankProtocol NONE = new RankProtocol()
@@ -52,6 +54,23 @@ public interface RankProtocol
      * @return the stamp the transfer carries.
      */
     Stamp sending(int target, String tag, int version, int bytes);
+
+    /**
+     * @return whether this rank's transfers to {@code target} are logged at their send (with aligned cuts the
+     *         receiver's epoch is known there): the runtime then copies each payload into the local object
+     *         {@link #logTag}, an ordinary object that spills and is saved by the next checkpoint. It must depend
+     *         on nothing but the job's plan: the copies are tasks of the program, before a restored cut too.
+     */
+    default boolean capturesAtSend(final int target)
+    {
+        return false;
+    }
+
+    /** @return the tag of the local object holding the payload of version {@code version} of {@code tag} sent to {@code target}. */
+    static String logTag(final String tag, final int version, final int target)
+    {
+        return RESERVED + "log '" + tag + "' v" + version + " to " + target;
+    }
 
     /**
      * This rank submits its half receiving the next transfer from {@code source}.

@@ -14,6 +14,9 @@ import java.util.TreeMap;
  * <ul>
  *   <li>Sends and receives are stamped when submitted, in program order, so each lies in the epoch of its place in
  *       the program, whenever it runs; so are cuts.</li>
+ *   <li>With aligned cuts a transfer's reception epoch is known at its send ({@code Er = Es + 2(c_target -
+ *       c_source)}), so one to a higher cluster is captured there ({@link #capturesAtSend}); its ack must agree, or
+ *       the protocol fails loudly.</li>
  *   <li>Receptions are taken in channel order: one that lands ahead of an earlier one of its channel waits for it,
  *       and the acks of both go out together.</li>
  *   <li>A generation commits only once every send before its cut is acknowledged (erratum #5); it keeps the
@@ -68,9 +71,16 @@ public final class P2fProtocol implements RankProtocol
     @Override
     public synchronized Stamp sending(final int target, final String tag, final int version, final int bytes)
     {
-        final dev.spillway.resilience.p2f.Stamp stamp = p2f.send(target, new LoggedTransfer(tag, version, bytes));
+        final dev.spillway.resilience.p2f.Stamp stamp = p2f.send(target, new LoggedTransfer(tag, version, bytes,
+            capturesAtSend(target) ? RankProtocol.logTag(tag, version, target) : null));
         sent++;
         return new Stamp(stamp.ssn(), stamp.epoch(), stamp.phase());
+    }
+
+    @Override
+    public boolean capturesAtSend(final int target)
+    {
+        return options.logAll() || plan.cluster(rank) < plan.cluster(target);
     }
 
     @Override
@@ -124,7 +134,16 @@ public final class P2fProtocol implements RankProtocol
     public synchronized void acked(final int target, final Ack ack)
     {
         final LoggedTransfer payload = p2f.awaiting(target, ack.ssn());
-        switch (p2f.acked(target, ack.ssn(), ack.epoch()))
+        final PastToFuture.Acked outcome = p2f.acked(target, ack.ssn(), ack.epoch());
+        if (payload != null && (outcome == PastToFuture.Acked.LOGGED) != (payload.logTag() != null) &&
+            !options.logAll())
+        {
+            throw new IllegalStateException("rank " + rank + ": transfer " + ack.ssn() + " to rank " + target + " ('" +
+                payload.tag() + "' v" + payload.version() + ") was received in epoch " + ack.epoch() + ", so it is " +
+                (outcome == PastToFuture.Acked.LOGGED ? "" : "not ") + "logged, but the aligned cuts said otherwise " +
+                "at its send: the ranks did not cut at the same global indices");
+        }
+        switch (outcome)
         {
             case LOGGED ->
             {

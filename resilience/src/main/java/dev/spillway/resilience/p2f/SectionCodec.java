@@ -16,7 +16,7 @@ import java.util.NavigableMap;
 public final class SectionCodec
 {
     private static final int MAGIC = 0x50324631;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     private SectionCodec()
     {
@@ -48,6 +48,11 @@ public final class SectionCodec
                     out.writeUTF(entry.payload().tag());
                     out.writeInt(entry.payload().version());
                     out.writeInt(entry.payload().bytes());
+                    out.writeBoolean(entry.payload().logTag() != null);
+                    if (entry.payload().logTag() != null)
+                    {
+                        out.writeUTF(entry.payload().logTag());
+                    }
                 }
                 writeInts(out, channel.dependencies);
                 final InChannel in = section.in[r];
@@ -98,7 +103,8 @@ public final class SectionCodec
                     final int sendEpoch = in.readInt();
                     final int sendPhase = in.readInt();
                     final int receiveEpoch = in.readInt();
-                    final LoggedTransfer payload = new LoggedTransfer(in.readUTF(), in.readInt(), in.readInt());
+                    final LoggedTransfer payload = new LoggedTransfer(in.readUTF(), in.readInt(), in.readInt(),
+                        in.readBoolean() ? in.readUTF() : null);
                     channel.log.put(ssn, new OutChannel.Logged<>(ssn, sendEpoch, sendPhase, receiveEpoch, payload));
                 }
                 readInts(in, channel.dependencies);

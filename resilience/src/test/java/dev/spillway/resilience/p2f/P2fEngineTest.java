@@ -78,6 +78,75 @@ class P2fEngineTest
             " of " + all);
         assertEquals(all, ranks.stream().mapToLong(r -> r.figures.received()).sum(), "transfers received and acked");
         assertSectionsHoldTheStateAtTheirCuts(ranks, Cut.LOCAL);
+        final Map<String, Long> expected = versions();
+        for (final RankRun r : ranks)
+        {
+            final long upwardHere = r.sends.stream().filter(x -> PLAN.cluster(x.source) < PLAN.cluster(x.target))
+                .count();
+            assertEquals(upwardHere, r.logs.size(), "rank " + r.rank + ": payloads captured");
+            final int[] checked = {0};
+            r.logs.forEach((logTag, crc) ->
+            {
+                final LoggedTransfer entry = r.sections.values().stream().map(SectionCodec::decode)
+                    .flatMap(s -> java.util.stream.IntStream.range(0, RANKS).boxed().flatMap(t -> s.logged(t).stream()))
+                    .filter(e -> logTag.equals(e.logTag())).findFirst().orElse(null);
+                if (entry != null)
+                {
+                    checked[0]++;
+                    assertEquals(expected.get(entry.tag() + " v" + entry.version()), crc,
+                        "rank " + r.rank + ": the payload in " + logTag + " is not " + entry.tag() + " v" +
+                            entry.version());
+                }
+            });
+            assertTrue(upwardHere == 0 || checked[0] > upwardHere / 2, "rank " + r.rank + ": only " + checked[0] + " of " + upwardHere +
+                " captured payloads are named by a generation's log");
+        }
+    }
+
+    /** @return the checksum of every version of every tile, computed by running the program sequentially. */
+    private static Map<String, Long> versions()
+    {
+        final long[][] t = new long[TILES][BYTES / 8];
+        final Map<String, Long> crc = new java.util.HashMap<>();
+        for (int i = 0; i < TILES; i++)
+        {
+            for (int k = 0; k < t[i].length; k++)
+            {
+                t[i][k] = i * 1_000_003L + 8L * k;
+            }
+            crc.put("tile " + i + " v1", crc(t[i]));
+        }
+        for (int s = 0; s < SWEEPS; s++)
+        {
+            for (int i = 0; i < TILES; i++)
+            {
+                final long[] l = t[(i + TILES - 1) % TILES];
+                final long[] r = t[(i + 1) % TILES];
+                for (int k = 0; k < t[i].length; k++)
+                {
+                    t[i][k] = t[i][k] * 31 + (l[k] ^ Long.rotateLeft(r[k], 7));
+                }
+                crc.put("tile " + i + " v" + (s + 2), crc(t[i]));
+            }
+        }
+        return crc;
+    }
+
+    private static long crc(final long[] words)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(words.length * 8).order(java.nio.ByteOrder.nativeOrder());
+        for (final long w : words)
+        {
+            b.putLong(w);
+        }
+        return crc(b.flip());
+    }
+
+    private static long crc(final ByteBuffer b)
+    {
+        final java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(b.duplicate());
+        return c.getValue();
     }
 
     @Test
@@ -218,6 +287,17 @@ class P2fEngineTest
             if (complete)
             {
                 ds.awaitAll();
+                for (final Transfer x : run.sends)
+                {
+                    final Data log = ds.local().lookup(RankProtocol.logTag(x.object, x.version, x.target));
+                    if (log != null)
+                    {
+                        try (dev.spillway.Acquired a = ds.local().acquire(log))
+                        {
+                            run.logs.put(log.tag(), crc(a.buffer().duplicate().position(0).limit(BYTES)));
+                        }
+                    }
+                }
             }
             else
             {
@@ -314,6 +394,8 @@ class P2fEngineTest
         final long restored;
         final List<Transfer> sends = new CopyOnWriteArrayList<>();
         final Map<Long, byte[]> sections = new ConcurrentHashMap<>();
+        /** Log object tag to the checksum of its contents at the end of the run. */
+        final Map<String, Long> logs = new ConcurrentHashMap<>();
         final long[] ssnBase = new long[RANKS];
         final long[] receiveBase = new long[RANKS];
         RankProtocol.Figures figures;
@@ -380,6 +462,12 @@ class P2fEngineTest
         public Stamp sending(final int target, final String tag, final int version, final int bytes)
         {
             return delegate.sending(target, tag, version, bytes);
+        }
+
+        @Override
+        public boolean capturesAtSend(final int target)
+        {
+            return delegate.capturesAtSend(target);
         }
 
         @Override
