@@ -28,12 +28,15 @@ record DiskCheck(StoreKind kind, StoreSettings sizing, long bound, int objects, 
     /**
      * @param dir   the store's parent directory (it exists).
      * @param ranks ranks of the run: on several, a rank may also store copies of objects pinned on others.
+     * @param more  the sizes of further objects the run keeps beside the kernel's (payload copies of logged
+     *              transfers).
      */
-    static DiskCheck of(final StoreKind kind, final Path dir, final Footprint footprint, final int ranks)
-        throws IOException
+    static DiskCheck of(final StoreKind kind, final Path dir, final Footprint footprint, final int ranks,
+        final int[] more) throws IOException
     {
-        final int[] stored = ranks == 1 ? footprint.stored() : IntStream.concat(Arrays.stream(footprint.stored()),
-            footprint.pinned().stream().mapToInt(Footprint.Item::bytes)).toArray();
+        final int[] stored = IntStream.concat(ranks == 1 ? Arrays.stream(footprint.stored()) : IntStream.concat(
+            Arrays.stream(footprint.stored()), footprint.pinned().stream().mapToInt(Footprint.Item::bytes)),
+            Arrays.stream(more)).toArray();
         final StoreSettings sizing = StoreSettings.forBlocks(dir, stored);
         return new DiskCheck(kind, sizing, Stores.diskBytesBound(kind, sizing, stored), stored.length,
             Arrays.stream(stored).asLongStream().sum());

@@ -1,11 +1,17 @@
 package dev.spillway.cli;
 
+import dev.spillway.kernels.Kernel;
+import dev.spillway.kernels.graph.ScheduleGraph;
 import dev.spillway.ranks.RankProtocol;
+import dev.spillway.ranks.TransferSchedule;
 import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.p2f.P2fOptions;
 import dev.spillway.resilience.p2f.P2fProtocol;
 import picocli.CommandLine;
+
+import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /** {@code run --p2f}: the past-to-future protocol of one rank, with aligned cuts every N global submissions. */
 final class P2fRun
@@ -15,13 +21,44 @@ final class P2fRun
     }
 
     /**
+     * @return the sizes of the payload copies rank {@code rank} of {@code ranks} keeps when it logs at their send the
+     *         transfers {@code plan} says are logged (every one with {@code logAll}), so the store can be sized for
+     *         them: its sends in the kernel's schedule, and with {@code logAll} each of its objects once more for the
+     *         verification's transfers to rank 0.
+     */
+    static int[] capturedBytes(final Kernel kernel, final int ranks, final int rank, final int clusters,
+        final boolean logAll)
+    {
+        final ScheduleGraph graph = new ScheduleGraph(ranks);
+        kernel.declare(graph);
+        kernel.initialize(graph);
+        kernel.compute(graph);
+        final TransferSchedule schedule = graph.schedule();
+        final EpochPlan plan = EpochPlan.aligned(ranks, clusters, 1);
+        final IntStream.Builder sizes = IntStream.builder();
+        for (int i = 0; i < schedule.transfers(); i++)
+        {
+            if (schedule.source(i) == rank && (logAll || plan.cluster(rank) < plan.cluster(schedule.target(i))))
+            {
+                sizes.add((int)schedule.bytes(i));
+            }
+        }
+        if (logAll)
+        {
+            Arrays.stream(kernel.footprint().stored()).forEach(sizes::add);
+        }
+        return sizes.build().toArray();
+    }
+
+    /**
      * @param clusters {@code --clusters}.
      * @param every    {@code --checkpoint-every N}: the aligned cut interval.
+     * @param logAll   {@code --p2f-log-all}: log every transfer.
      * @return this rank's protocol.
      * @throws CommandLine.ParameterException for a cluster count the job cannot have.
      */
     static RankProtocol protocol(final CommandLine cli, final Transport transport, final int clusters,
-        final long every)
+        final long every, final boolean logAll)
     {
         final EpochPlan plan;
         try
@@ -34,9 +71,9 @@ final class P2fRun
         }
         if (transport.rank() == 0)
         {
-            System.err.println("spillway: past-to-future logging on " + plan + "; a transfer from a lower cluster " +
-                "to a higher one is logged");
+            System.err.println("spillway: past-to-future logging on " + plan + (logAll ? "; every transfer is " +
+                "logged (--p2f-log-all)" : "; a transfer from a lower cluster to a higher one is logged"));
         }
-        return new P2fProtocol(transport.rank(), transport.size(), plan, new P2fOptions(true, false));
+        return new P2fProtocol(transport.rank(), transport.size(), plan, new P2fOptions(true, logAll));
     }
 }

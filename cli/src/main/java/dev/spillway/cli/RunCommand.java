@@ -141,6 +141,10 @@ final class RunCommand implements Callable<Integer>
         "${DEFAULT-VALUE}).")
     private int clusters;
 
+    @Option(names = "--p2f-log-all", description = "With --p2f, a test and measurement mode: log every transfer, " +
+        "as seed 001's \"all messages logged\" runs do.")
+    private boolean p2fLogAll;
+
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
         description = "semi_blocking or blocking (bench checkpoint compares them).")
     private CheckpointMode checkpointMode;
@@ -162,6 +166,10 @@ final class RunCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--p2f logs the transfers between ranks and keeps its " +
                 "state in their checkpoints at aligned cuts: run it under spillway launch with --checkpoint-dir DIR " +
                 "and --checkpoint-every N (a number of tasks)");
+        }
+        if (p2fLogAll && !p2f)
+        {
+            throw new ParameterException(spec.commandLine(), "--p2f-log-all is a mode of --p2f: add --p2f");
         }
         if (traceP2f != null && !distributed)
         {
@@ -227,7 +235,8 @@ final class RunCommand implements Callable<Integer>
             () -> remove(area)))
         {
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
-            final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks);
+            final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, clusters, p2fLogAll) : new int[0];
+            final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks, logs);
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
             return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
         }
@@ -274,7 +283,7 @@ final class RunCommand implements Callable<Integer>
         if (transport != null)
         {
             final RankProtocol protocol = p2f ? P2fRun.protocol(spec.commandLine(), transport, clusters,
-                Long.parseLong(checkpointEvery.trim())) : RankProtocol.NONE;
+                Long.parseLong(checkpointEvery.trim()), p2fLogAll) : RankProtocol.NONE;
             return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
                 !noVerify, json, traceP2f);
         }

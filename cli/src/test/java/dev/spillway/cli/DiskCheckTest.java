@@ -28,7 +28,7 @@ class DiskCheckTest
     void theBoundHoldsAllTheDataAndTheIndex() throws Exception
     {
         final Lu lu = new Lu(4096, 512, false, new JavaBlas());
-        final DiskCheck direct = DiskCheck.of(StoreKind.DIRECT, dir, lu.footprint(), 1);
+        final DiskCheck direct = DiskCheck.of(StoreKind.DIRECT, dir, lu.footprint(), 1, new int[0]);
         assertTrue(direct.bound() >= lu.dataBytes() && direct.bound() < lu.dataBytes() + 8 * MIB,
             direct.bound() + " B for " + lu.dataBytes() + " B of data");
         final String refused = direct.problem(97 * MIB);
@@ -41,7 +41,7 @@ class DiskCheckTest
     void chronicleIsSizedFromTheRun() throws Exception
     {
         final Lu lu = new Lu(2048, 256, true, new JavaBlas());
-        final DiskCheck chronicle = DiskCheck.of(StoreKind.CHRONICLE, dir, lu.footprint(), 1);
+        final DiskCheck chronicle = DiskCheck.of(StoreKind.CHRONICLE, dir, lu.footprint(), 1, new int[0]);
         assertTrue(chronicle.bound() >= lu.dataBytes() && chronicle.bound() < 2 * lu.dataBytes(),
             chronicle.bound() + " B for " + lu.dataBytes() + " B of data");
     }

@@ -143,17 +143,14 @@ public final class P2fProtocol implements RankProtocol
                 (outcome == PastToFuture.Acked.LOGGED ? "" : "not ") + "logged, but the aligned cuts said otherwise " +
                 "at its send: the ranks did not cut at the same global indices");
         }
-        switch (outcome)
+        if (outcome == PastToFuture.Acked.LOGGED || options.logAll() && outcome == PastToFuture.Acked.DEPENDENCY)
         {
-            case LOGGED ->
-            {
-                logged++;
-                loggedBytes += payload == null ? 0 : payload.bytes();
-            }
-            case DEPENDENCY -> dependencies++;
-            case STALE ->
-            {
-            }
+            logged++;
+            loggedBytes += payload == null ? 0 : payload.bytes();
+        }
+        if (outcome == PastToFuture.Acked.DEPENDENCY)
+        {
+            dependencies++;
         }
     }
 
