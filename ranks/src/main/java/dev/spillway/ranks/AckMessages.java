@@ -30,14 +30,16 @@ final class AckMessages
     private final RankProtocol protocol;
     private final BooleanSupplier stopped;
     private final Consumer<String> failed;
+    private final PeerSessions sessions;
 
     /**
      * @param stopped true once no ack is to be handled any more.
      * @param failed  told why the protocol cannot go on (it refused an ack): the job must restart.
      */
-    AckMessages(final Transport transport, final RankProtocol protocol, final BooleanSupplier stopped,
-        final Consumer<String> failed)
+    AckMessages(final Transport transport, final RankProtocol protocol, final PeerSessions sessions,
+        final BooleanSupplier stopped, final Consumer<String> failed)
     {
+        this.sessions = sessions;
         this.failed = failed;
         this.transport = transport;
         this.protocol = protocol;
@@ -101,6 +103,10 @@ final class AckMessages
             if (e == null || cause instanceof TransportTimeoutException)
             {
                 listen(source, buffer);
+            }
+            else if (PeerSessions.peerLost(cause))
+            {
+                sessions.up(source).thenRun(() -> listen(source, buffer));
             }
         });
     }

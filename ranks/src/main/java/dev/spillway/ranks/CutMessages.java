@@ -36,6 +36,8 @@ final class CutMessages
     private final Executor executor;
     private final BooleanSupplier stopped;
     private final Consumer<String> failed;
+    /** With a message-logging protocol: a lost peer's listener is posted again once it rejoins; else null. */
+    private PeerSessions sessions;
 
     /**
      * @param stopped true once no message is to be handled any more.
@@ -62,6 +64,12 @@ final class CutMessages
             LOG.log(WARNING, "spillway: checkpoint protocol: " + what + " failed: " + e);
             failed.accept("its checkpoint protocol failed (" + what + ": " + e.getMessage() + ")");
         }
+    }
+
+    /** Listeners outlive a peer's loss: each is posted again once the peer rejoined. */
+    void outliveLosses(final PeerSessions sessions)
+    {
+        this.sessions = sessions;
     }
 
     Transport transport()
@@ -113,6 +121,10 @@ final class CutMessages
             if (e == null || unwrap(e) instanceof TransportTimeoutException)
             {
                 listen(source, tag, handler, buffer);
+            }
+            else if (sessions != null && PeerSessions.peerLost(e))
+            {
+                sessions.up(source).thenRun(() -> listen(source, tag, handler, buffer));
             }
         }, executor);
     }

@@ -63,6 +63,8 @@ public final class DistributedSpillway implements TaskRuntime
     private boolean awaitedAll;
     private final RankProtocol protocol;
     private final AckMessages acks;
+    private final PeerSessions sessions;
+    private final Greetings greetings;
     private volatile boolean closed;
 
     /**
@@ -102,18 +104,45 @@ public final class DistributedSpillway implements TaskRuntime
             checkpoints.checkUnattached();
         }
         this.local = config.build();
+        if (checkpoints != null)
+        {
+            checkpoints.handOver(protocol);
+        }
         this.cuts = new SubmissionCuts(submitLock, local, checkpoints, protocol);
-        this.loss = new JobLoss(transport, local, checkpoints, cuts);
+        this.sessions = protocol.active() ? new PeerSessions(transport) : null;
+        if (sessions != null)
+        {
+            transport.addPeerListener(sessions);
+        }
+        this.loss = new JobLoss(transport, local, checkpoints, cuts, protocol);
         if (checkpoints != null)
         {
             checkpoints.attach(transport, this);
         }
-        this.acks = protocol.active() ? new AckMessages(transport, protocol, () -> closed,
+        this.acks = protocol.active() ? new AckMessages(transport, protocol, sessions, () -> closed,
             why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+        this.greetings = protocol.active() ? new Greetings(transport, local, protocol, sessions, this::wireTag,
+            () -> closed, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();
+            greetings.start();
         }
+    }
+
+    /** @return the transport tag of {@code data}'s transfers. */
+    private int wireTag(final Data data)
+    {
+        synchronized (submitLock)
+        {
+            return placements.get(data).tag;
+        }
+    }
+
+    /** @return the protocol's peer sessions, or null without a protocol. */
+    PeerSessions sessions()
+    {
+        return sessions;
     }
 
     /** @return the message-logging protocol, or {@link RankProtocol#NONE}. */
@@ -237,6 +266,13 @@ public final class DistributedSpillway implements TaskRuntime
     /** Returns once every rank called it; fails naming a lost rank. */
     public void barrier()
     {
+        if (sessions != null)
+        {
+            for (int r = 0; r < ranks(); r++)
+            {
+                sessions.ready(r).join();
+            }
+        }
         Collectives.barrier(transport, BARRIER_TAG);
     }
 
@@ -269,6 +305,11 @@ public final class DistributedSpillway implements TaskRuntime
     {
         closed = true;
         loss.close();
+        if (sessions != null)
+        {
+            transport.removePeerListener(sessions);
+            greetings.close();
+        }
         if (checkpoints == null)
         {
             local.close();
@@ -383,7 +424,8 @@ public final class DistributedSpillway implements TaskRuntime
         {
             final RankProtocol.Stamp stamp = stamped ? protocol.sending(target, object.local.tag(), object.version,
                 object.local.size()) : RankProtocol.Stamp.NONE;
-            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future(), stamp);
+            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future(), stamp,
+                stamped ? protocol : RankProtocol.NONE, sessions);
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
             if (protocol.capturesAtSend(target))
             {
@@ -394,7 +436,7 @@ public final class DistributedSpillway implements TaskRuntime
         {
             final long ssn = stamped ? protocol.receiving(source) : RankProtocol.Stamp.NONE.ssn();
             final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss.future(),
-                ssn, stamped ? protocol : RankProtocol.NONE, acks);
+                ssn, stamped ? protocol : RankProtocol.NONE, acks, sessions);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
         if (half != null && cuts.recorder != null)

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
@@ -63,8 +64,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private Transport transport;
     private DistributedSpillway runtime;
     private ScheduledExecutorService executor;
-    /** Rank 0, on the executor: how many ranks committed each index not yet global. */
-    private final TreeMap<Long, Integer> commits = new TreeMap<>();
+    /** Rank 0, on the executor: which ranks committed each index not yet global (a rank that rolled back may again). */
+    private final TreeMap<Long, BitSet> commits = new TreeMap<>();
     private GlobalCommitRecord record;
     private CutMessages messages;
     private CutAgreement agreement;
@@ -138,6 +139,17 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return ByteBuffer.wrap(all[DistributedSpillway.ROOT]).getLong();
     }
 
+    /**
+     * For a rank started again alone while the others run (past-to-future logging): the job's newest global commit,
+     * read from rank 0's record without a collective.
+     *
+     * @return the global index to restore, or {@link Cut#LOCAL} when there is none.
+     */
+    public static long recordedCut(final Path root, final int ranks) throws IOException
+    {
+        return new GlobalCommitRecord(root.resolve(RECORD)).read(ranks);
+    }
+
     /** @return the global cut this job resumed from, or {@link Cut#LOCAL}. */
     public long restoredIndex()
     {
@@ -165,18 +177,26 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         }
     }
 
+    /**
+     * Gives {@code protocol} the state it kept in the generation the runtime resumed from, if any; called once the
+     * runtime's store is open, before anything is submitted.
+     */
+    void handOver(final RankProtocol protocol)
+    {
+        this.protocol = protocol;
+        if (restoredSection != null)
+        {
+            protocol.restored(restoredSection);
+            restoredSection = null;
+        }
+    }
+
     /** Starts the message handling; called by the runtime that uses it. */
     void attach(final Transport transport, final DistributedSpillway runtime)
     {
         checkUnattached();
         this.transport = transport;
         this.runtime = runtime;
-        this.protocol = runtime.protocol();
-        if (restoredSection != null)
-        {
-            protocol.restored(restoredSection);
-            restoredSection = null;
-        }
         executor = Executors.newSingleThreadScheduledExecutor(r ->
         {
             final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-cuts");
@@ -184,6 +204,10 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             return t;
         });
         messages = new CutMessages(transport, executor, () -> stopped, why -> runtime.restartNeeded(why, -1));
+        if (runtime.sessions() != null)
+        {
+            messages.outliveLosses(runtime.sessions());
+        }
         final int coordinator = DistributedSpillway.ROOT;
         if (transport.rank() == coordinator)
         {
@@ -192,7 +216,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
                 restoredIndex);
             for (int r = 1; r < transport.size(); r++)
             {
-                messages.listen(r, CutMessages.COMMITTED_TAG, this::onCommitted);
+                final int rank = r;
+                messages.listen(r, CutMessages.COMMITTED_TAG, index -> onCommitted(rank, index));
                 if (agreement != null)
                 {
                     messages.listen(r, CutMessages.COUNT_TAG, agreement::onCount);
@@ -352,7 +377,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             // never takes stopLock, which the executor holds while it syncs the record.
             try
             {
-                executor.execute(() -> onCommitted(cut.globalIndex()));
+                executor.execute(() -> onCommitted(DistributedSpillway.ROOT, cut.globalIndex()));
             }
             catch (final RejectedExecutionException closed)
             {
@@ -382,11 +407,16 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             ", the same cut on every rank";
     }
 
-    /** Rank 0, executor: one more rank committed its cut at {@code index}. */
-    private void onCommitted(final long index)
+    /** Rank 0, executor: {@code rank} committed its cut at {@code index}. */
+    private void onCommitted(final int rank, final long index)
     {
-        final int ranks = commits.merge(index, 1, Integer::sum);
-        if (ranks < transport.size())
+        if (index <= globallyCommitted)
+        {
+            return;
+        }
+        final BitSet ranks = commits.computeIfAbsent(index, i -> new BitSet());
+        ranks.set(rank);
+        if (ranks.cardinality() < transport.size())
         {
             return;
         }

@@ -24,16 +24,19 @@ final class JobLoss
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
     private final PeerListener listener = this::onPeerEvent;
     private volatile RestartNeededException restart;
+    private final RankProtocol protocol;
 
+    /** @param protocol says which losses this rank survives: it then waits for the lost rank to rejoin. */
     JobLoss(final Transport transport, final Spillway local, final GlobalCheckpoints checkpoints,
-        final SubmissionCuts cuts)
+        final SubmissionCuts cuts, final RankProtocol protocol)
     {
+        this.protocol = protocol;
         this.transport = transport;
         this.local = local;
         this.checkpoints = checkpoints;
         this.cuts = cuts;
         transport.addPeerListener(listener);
-        checkLost();
+        checkLost(true);
     }
 
     /** @return fails once any rank is lost, or the job must restart. */
@@ -58,25 +61,38 @@ final class JobLoss
     {
         if (event.kind() == PeerEvent.Kind.LOST)
         {
-            lost(event.rank(), event.reason());
+            lost(event.rank(), event.reason(), false);
         }
     }
 
-    /** Acts on the first peer already lost (one lost before the listener was added, or seen by a failed wait). */
-    private void checkLost()
+    /**
+     * Acts on the first peer already lost (one lost before the listener was added, or seen by a failed wait).
+     *
+     * @param atStart whether this rank is only starting: a rank that resumed from the protocol's state is at the
+     *                point a lost peer rolls back to, so it waits for the peer instead of rolling back again.
+     */
+    private void checkLost(final boolean atStart)
     {
-        final int r = transport.firstLost();
-        final String reason = r < 0 ? null : transport.lostReason(r);
-        if (reason != null)
+        for (int r = 0; r < transport.size(); r++)
         {
-            lost(r, reason);
+            final String reason = r == transport.rank() ? null : transport.lostReason(r);
+            if (reason != null)
+            {
+                lost(r, reason, atStart);
+            }
         }
     }
 
-    private void lost(final int peer, final String reason)
+    private void lost(final int peer, final String reason, final boolean atStart)
     {
         if (lost.isDone())
         {
+            return;
+        }
+        if (protocol.active() && (protocol.survives(peer) || atStart && protocol.resumed()))
+        {
+            System.err.println("spillway: rank " + transport.rank() + ": rank " + peer + " is lost (" + reason + "); " +
+                "this rank does not roll back: its transfers with rank " + peer + " wait until it rejoins");
             return;
         }
         if (checkpoints == null)
@@ -128,7 +144,7 @@ final class JobLoss
     {
         if (checkpoints != null && restart == null)
         {
-            checkLost();
+            checkLost(false);
         }
         final RestartNeededException r = restart;
         if (r == null)

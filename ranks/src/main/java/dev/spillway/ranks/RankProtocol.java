@@ -131,6 +131,66 @@ public interface RankProtocol
     {
     }
 
+    /**
+     * @return whether this rank keeps running when {@code lostRank} is lost (it does not roll back); otherwise it
+     *         stops, to be relaunched from the job's newest global checkpoint.
+     */
+    default boolean survives(final int lostRank)
+    {
+        return false;
+    }
+
+    /** @return whether this incarnation resumed from the protocol's state: it greets every peer before sending. */
+    default boolean resumed()
+    {
+        return false;
+    }
+
+    /** @return what this rank tells {@code peer}, a rank that started again (or this one did): what it holds of it. */
+    default byte[] hello(final int peer)
+    {
+        return new byte[0];
+    }
+
+    /**
+     * {@code peer} greeted this rank with {@code hello}: its transfers that the peer holds are acknowledged and will
+     * not be sent again, and the ones it lost are to be sent again.
+     *
+     * @return the transfers to send again, in ssn order.
+     */
+    default List<Replay> greeted(final int peer, final byte[] hello)
+    {
+        return List.of();
+    }
+
+    /** @return whether the send of transfer {@code ssn} to {@code target} is skipped: the target holds it already. */
+    default boolean suppressed(final int target, final long ssn)
+    {
+        return false;
+    }
+
+    /**
+     * The send of transfer {@code ssn} to {@code target} is being posted: if the target starts again before it is
+     * acknowledged, it is sent again.
+     */
+    default void posting(final int target, final long ssn)
+    {
+    }
+
+    /** @return whether transfer {@code ssn} to {@code target} was sent again already, after the target greeted this rank. */
+    default boolean replayed(final int target, final long ssn)
+    {
+        return false;
+    }
+
+    /**
+     * A transfer to send again: its stamp, the version of the object it moved and the local object its payload was
+     * copied into.
+     */
+    record Replay(Stamp stamp, String tag, int version, String logTag)
+    {
+    }
+
     /** @return this rank's protocol figures so far, for reports. */
     default Figures figures()
     {
@@ -169,10 +229,13 @@ public interface RankProtocol
      * @param loggedBytes   their bytes.
      * @param dependencies  its sends acknowledged in their own epoch: recorded as dependencies.
      * @param gatedCommits  checkpoint generations whose commit waited for acks.
+     * @param replayed      transfers it sent again to ranks that started again.
+     * @param suppressed    re-executed sends it skipped because their target held them.
      */
-    record Figures(long sent, long received, long logged, long loggedBytes, long dependencies, long gatedCommits)
+    record Figures(long sent, long received, long logged, long loggedBytes, long dependencies, long gatedCommits,
+        long replayed, long suppressed)
     {
         /** No protocol. */
-        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0);
+        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0);
     }
 }

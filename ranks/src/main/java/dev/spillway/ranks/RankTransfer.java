@@ -21,7 +21,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>With a {@link RankProtocol}, both messages carry the sender's epoch and phase in their headers and the notice
  * carries the transfer's ssn, which must be the one the receive expects; once the data landed, the receiver tells
- * the protocol and sends the acks it says are due.
+ * the protocol and sends the acks it says are due. With a protocol, a rank that survives a peer's loss keeps its
+ * transfers with that peer: sends wait until the peer rejoined and greeted this rank ({@link PeerSessions}), then
+ * go again unless the peer holds them already; receives are posted again once it rejoined.
  *
  * <p>Receives match on (source, tag, version): a notice or data of an older version is a duplicate (a replay), dropped
  * and counted, and the receive waits on. One sender's messages with one tag arrive in order, so a newer version
@@ -44,13 +46,15 @@ final class RankTransfer implements AsyncTaskBody
     private RankProtocol.Stamp stamp;
     private final RankProtocol protocol;
     private final AckMessages acks;
+    private final PeerSessions sessions;
     /** The ssn the notice carried. */
     private volatile long noticedSsn = RankProtocol.Stamp.NONE.ssn();
 
     private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
         final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
-        final RankProtocol protocol, final AckMessages acks)
+        final RankProtocol protocol, final AckMessages acks, final PeerSessions sessions)
     {
+        this.sessions = sessions;
         this.stamp = stamp;
         this.protocol = protocol;
         this.acks = acks;
@@ -66,24 +70,28 @@ final class RankTransfer implements AsyncTaskBody
     /**
      * @param jobLost fails once any rank is lost: a wait for a live peer may then never end.
      * @param stamp   what the transfer carries for the protocol ({@link RankProtocol.Stamp#NONE} without one).
+     * @param protocol told when the send completed; says when it is skipped.
+     * @param sessions the protocol's peer sessions, or null without one.
      */
     static RankTransfer send(final Transport transport, final Placement object, final int target,
-        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp)
+        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
+        final RankProtocol protocol, final PeerSessions sessions)
     {
-        return new RankTransfer(transport, object, target, true, counters, jobLost, stamp, RankProtocol.NONE, null);
+        return new RankTransfer(transport, object, target, true, counters, jobLost, stamp, protocol, null, sessions);
     }
 
     /**
      * @param ssn      the position in the channel the protocol expects, or that of {@link RankProtocol.Stamp#NONE}.
      * @param protocol told of the reception once the data landed.
      * @param acks     sends the acks the protocol says are due; null without a protocol.
+     * @param sessions the protocol's peer sessions, or null without one.
      */
     static RankTransfer receive(final Transport transport, final Placement object, final int source,
         final RankCounters counters, final CompletableFuture<Void> jobLost, final long ssn,
-        final RankProtocol protocol, final AckMessages acks)
+        final RankProtocol protocol, final AckMessages acks, final PeerSessions sessions)
     {
         return new RankTransfer(transport, object, source, false, counters, jobLost,
-            new RankProtocol.Stamp(ssn, 0, 0), protocol, acks);
+            new RankProtocol.Stamp(ssn, 0, 0), protocol, acks, sessions);
     }
 
     /** @return the internal task's name, which errors and wait reports show. */
@@ -99,7 +107,8 @@ final class RankTransfer implements AsyncTaskBody
     {
         if (send)
         {
-            return null;
+            final CompletableFuture<Void> ready = sessions == null ? null : sessions.ready(peer);
+            return ready == null || ready.isDone() ? null : ready.applyToEither(jobLost, ignored -> null);
         }
         return notice().applyToEither(jobLost, ignored -> null);
     }
@@ -107,7 +116,8 @@ final class RankTransfer implements AsyncTaskBody
     @Override
     public String gateReason()
     {
-        return "rank " + peer + " to send '" + object.local.tag() + "' v" + version;
+        return send ? "rank " + peer + " to rejoin and greet this rank (it was lost or this rank restarted)" :
+            "rank " + peer + " to send '" + object.local.tag() + "' v" + version;
     }
 
     @Override
@@ -116,12 +126,7 @@ final class RankTransfer implements AsyncTaskBody
         if (send)
         {
             CrashPoints.hit(CrashPoints.TRANSFER_SEND);
-            final int bytes = object.local.size();
-            final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES).putLong(0, stamp.ssn());
-            final CompletableFuture<Void> notice = transport.send(peer, header(noticeTag()), ssn);
-            final CompletableFuture<Void> data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
-            return CompletableFuture.allOf(notice, data).thenRun(() -> counters.sent(bytes))
-                .applyToEither(jobLost, ignored -> null);
+            return sendOnce(ctx).applyToEither(jobLost, ignored -> null);
         }
         return data(ctx.buffer(object.local)).thenAccept(m ->
         {
@@ -136,6 +141,51 @@ final class RankTransfer implements AsyncTaskBody
                 acknowledge(m);
             }
         });
+    }
+
+    /**
+     * Sends the notice and the data, unless the peer holds them or they were sent again already; once the peer is
+     * back and greeted this rank if it was lost, or is not ready.
+     */
+    private CompletableFuture<Void> sendOnce(final TaskContext ctx)
+    {
+        if (protocol.active() && (protocol.suppressed(peer, stamp.ssn()) || protocol.replayed(peer, stamp.ssn())))
+        {
+            return CompletableFuture.completedFuture(null);
+        }
+        final int bytes = object.local.size();
+        final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES).putLong(0, stamp.ssn());
+        final CompletableFuture<Void> notice;
+        final CompletableFuture<Void> data;
+        synchronized (sessions == null ? this : sessions.posting(peer))
+        {
+            if (sessions != null && !sessions.ready(peer).isDone())
+            {
+                return sessions.ready(peer).thenCompose(ready -> sendOnce(ctx));
+            }
+            protocol.posting(peer, stamp.ssn());
+            notice = transport.send(peer, header(noticeTag()), ssn);
+            data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
+        }
+        return CompletableFuture.allOf(notice, data).handle((ignored, failure) ->
+        {
+            if (failure == null)
+            {
+                counters.sent(bytes);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (retries(failure))
+            {
+                return sessions.up(peer).thenCompose(up -> sessions.ready(peer)).thenCompose(ready -> sendOnce(ctx));
+            }
+            return CompletableFuture.<Void>failedFuture(failure);
+        }).thenCompose(f -> f);
+    }
+
+    /** @return whether {@code failure} is the loss of the peer, which this rank survives: the transfer waits. */
+    private boolean retries(final Throwable failure)
+    {
+        return sessions != null && !jobLost.isDone() && PeerSessions.peerLost(failure);
     }
 
     /** Tells the protocol that the data landed, checking the transfer's ssn, and sends the acks now due. */
@@ -154,22 +204,34 @@ final class RankTransfer implements AsyncTaskBody
     private CompletableFuture<Void> notice()
     {
         final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES);
-        return transport.receive(peer, noticeTag(), ssn).thenCompose(m ->
+        return transport.receive(peer, noticeTag(), ssn).handle((m, failure) ->
         {
+            if (failure != null)
+            {
+                return retries(failure) ? sessions.up(peer).thenCompose(up -> notice()) :
+                    CompletableFuture.<Void>failedFuture(failure);
+            }
             if (olderDropped(m))
             {
                 return notice();
             }
             noticedSsn = ssn.getLong(0);
-            return CompletableFuture.completedFuture(null);
-        });
+            return CompletableFuture.<Void>completedFuture(null);
+        }).thenCompose(f -> f);
     }
 
     /** @return the data message of this version; data of an older version is dropped and the buffer reused. */
     private CompletableFuture<Message> data(final ByteBuffer dst)
     {
-        return transport.receive(peer, object.tag, dst).thenCompose(m ->
-            olderDropped(m) ? data(dst) : CompletableFuture.completedFuture(m));
+        return transport.receive(peer, object.tag, dst).handle((m, failure) ->
+        {
+            if (failure != null)
+            {
+                return retries(failure) ? sessions.up(peer).thenCompose(up -> notice()).thenCompose(n -> data(dst)) :
+                    CompletableFuture.<Message>failedFuture(failure);
+            }
+            return olderDropped(m) ? data(dst) : CompletableFuture.completedFuture(m);
+        }).thenCompose(f -> f);
     }
 
     /** @return true for a duplicate of an older version, counted; fails on a newer version. */

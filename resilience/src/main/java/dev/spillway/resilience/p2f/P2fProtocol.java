@@ -2,11 +2,14 @@ package dev.spillway.resilience.p2f;
 
 import dev.spillway.ranks.RankProtocol;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Past-to-future logging run by the engine: the {@link RankProtocol} of one rank, a {@link PastToFuture} driven by
@@ -47,6 +50,16 @@ public final class P2fProtocol implements RankProtocol
     private long loggedBytes;
     private long dependencies;
     private long gatedCommits;
+    private long replayed;
+    private long suppressedSends;
+    private boolean resumed;
+    /** Per target: sends posted that await their ack. */
+    private final List<TreeSet<Long>> done = new ArrayList<>();
+    /** Per target: the transfers sent again since it last greeted this rank. */
+    private final List<TreeSet<Long>> resent = new ArrayList<>();
+    /** Per peer that greeted this rank: the transfers from this rank it holds, and their reception epochs. */
+    private final long[] heldByPeer;
+    private final List<NavigableMap<Long, Integer>> peerEpochs = new ArrayList<>();
 
     /**
      * @param rank    this rank.
@@ -61,10 +74,15 @@ public final class P2fProtocol implements RankProtocol
         this.options = options;
         this.p2f = new PastToFuture<>(rank, ranks, plan.initialEpoch(rank), options);
         this.nextReceive = new long[ranks];
+        this.heldByPeer = new long[ranks];
+        java.util.Arrays.fill(heldByPeer, -1);
         for (int r = 0; r < ranks; r++)
         {
             receiveEpochs.add(new TreeMap<>());
             early.add(new TreeMap<>());
+            done.add(new TreeSet<>());
+            resent.add(new TreeSet<>());
+            peerEpochs.add(new TreeMap<>());
         }
     }
 
@@ -74,6 +92,10 @@ public final class P2fProtocol implements RankProtocol
         final dev.spillway.resilience.p2f.Stamp stamp = p2f.send(target, new LoggedTransfer(tag, version, bytes,
             capturesAtSend(target) ? RankProtocol.logTag(tag, version, target) : null));
         sent++;
+        if (stamp.suppressed())
+        {
+            acked(target, new Ack(stamp.ssn(), receptionEpoch(target, stamp.ssn())));
+        }
         return new Stamp(stamp.ssn(), stamp.epoch(), stamp.phase());
     }
 
@@ -134,6 +156,7 @@ public final class P2fProtocol implements RankProtocol
     public synchronized void acked(final int target, final Ack ack)
     {
         final LoggedTransfer payload = p2f.awaiting(target, ack.ssn());
+        done.get(target).remove(ack.ssn());
         final PastToFuture.Acked outcome = p2f.acked(target, ack.ssn(), ack.epoch());
         if (payload != null && (outcome == PastToFuture.Acked.LOGGED) != (payload.logTag() != null) &&
             !options.logAll())
@@ -193,6 +216,7 @@ public final class P2fProtocol implements RankProtocol
                 state.ranks() + ", this is rank " + rank + " of " + nextReceive.length);
         }
         p2f = PastToFuture.restore(state, options);
+        resumed = true;
         for (int r = 0; r < nextReceive.length; r++)
         {
             nextReceive[r] = state.lastAccepted(r) + 1;
@@ -206,9 +230,113 @@ public final class P2fProtocol implements RankProtocol
     }
 
     @Override
+    public boolean survives(final int lostRank)
+    {
+        return plan.cluster(rank) < plan.cluster(lostRank);
+    }
+
+    @Override
+    public synchronized boolean resumed()
+    {
+        return resumed;
+    }
+
+    /** The hello: the last transfer accepted from {@code peer}, and the epochs they were received in. */
+    @Override
+    public synchronized byte[] hello(final int peer)
+    {
+        final long last = p2f.lastAccepted(peer);
+        final NavigableMap<Long, Integer> epochs = p2f.receptionEpochs(peer).headMap(last, true);
+        final ByteBuffer b = ByteBuffer.allocate(Long.BYTES + Integer.BYTES + epochs.size() * (Long.BYTES +
+            Integer.BYTES));
+        b.putLong(last).putInt(epochs.size());
+        epochs.forEach((ssn, epoch) -> b.putLong(ssn).putInt(epoch));
+        return b.array();
+    }
+
+    /**
+     * The transfers the peer holds are acknowledged with their original epochs (erratum #7) and never sent again;
+     * those it lost are sent again: the logged ones, and those sent but not acknowledged, all of which were captured
+     * at their send (a survivor's transfers to a rank that rolled back go to a higher cluster).
+     */
+    @Override
+    public synchronized List<Replay> greeted(final int peer, final byte[] hello)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(hello);
+        final long last = b.getLong();
+        final NavigableMap<Long, Integer> epochs = new TreeMap<>();
+        for (int i = b.getInt(); i > 0; i--)
+        {
+            epochs.put(b.getLong(), b.getInt());
+        }
+        heldByPeer[peer] = last;
+        peerEpochs.set(peer, epochs);
+        p2f.suppressUpTo(peer, last);
+        for (final long ssn : p2f.awaitingUpTo(peer, last))
+        {
+            acked(peer, new Ack(ssn, receptionEpoch(peer, ssn)));
+        }
+        final List<Replay> replays = new ArrayList<>();
+        for (final dev.spillway.resilience.p2f.Replay<LoggedTransfer> r : p2f.replaysTo(peer, last))
+        {
+            if (r.from() == dev.spillway.resilience.p2f.Replay.From.NON_ACK && !done.get(peer).contains(r.ssn()))
+            {
+                continue;
+            }
+            if (r.payload().logTag() == null)
+            {
+                throw new IllegalStateException("rank " + rank + " must send transfer " + r.ssn() + " ('" +
+                    r.payload().tag() + "' v" + r.payload().version() + ") to rank " + peer + " again, but its " +
+                    "payload was not captured at its send");
+            }
+            replays.add(new Replay(new Stamp(r.ssn(), r.epoch(), r.phase()), r.payload().tag(),
+                r.payload().version(), r.payload().logTag()));
+        }
+        replayed += replays.size();
+        resent.get(peer).clear();
+        replays.forEach(r -> resent.get(peer).add(r.stamp().ssn()));
+        return replays;
+    }
+
+    @Override
+    public synchronized boolean suppressed(final int target, final long ssn)
+    {
+        final boolean held = ssn <= heldByPeer[target];
+        suppressedSends += held ? 1 : 0;
+        return held;
+    }
+
+    @Override
+    public synchronized void posting(final int target, final long ssn)
+    {
+        if (p2f.awaiting(target, ssn) != null)
+        {
+            done.get(target).add(ssn);
+        }
+    }
+
+    @Override
+    public synchronized boolean replayed(final int target, final long ssn)
+    {
+        return resent.get(target).contains(ssn);
+    }
+
+    private int receptionEpoch(final int peer, final long ssn)
+    {
+        final Map.Entry<Long, Integer> e = peerEpochs.get(peer).floorEntry(ssn);
+        if (e == null)
+        {
+            throw new IllegalStateException("rank " + rank + ": rank " + peer + " holds transfer " + ssn + " but did " +
+                "not say in which epoch it received it");
+        }
+        return e.getValue();
+    }
+
+    @Override
     public synchronized Figures figures()
     {
-        return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits);
+        return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits, replayed,
+            suppressedSends);
     }
 
     /** @return the protocol's current state, for tests. */

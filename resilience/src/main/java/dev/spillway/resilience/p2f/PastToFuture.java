@@ -347,6 +347,18 @@ public final class PastToFuture<P>
         return section;
     }
 
+    /** @return the epochs of the receptions from {@code source}: first ssn accepted in an epoch, to the epoch. */
+    public NavigableMap<Long, Integer> receptionEpochs(final int source)
+    {
+        return new TreeMap<>(in[source].epochFrom);
+    }
+
+    /** @return the transfers to {@code target} up to {@code ssn} that await their ack, in ssn order. */
+    public List<Long> awaitingUpTo(final int target, final long ssn)
+    {
+        return new ArrayList<>(out[target].nonAck.headMap(ssn, true).keySet());
+    }
+
     /** @return the payload of the transfer to {@code target} at {@code ssn} awaiting its ack, or null. */
     public P awaiting(final int target, final long ssn)
     {

@@ -173,6 +173,143 @@ class P2fEngineTest
     }
 
     /**
+     * Rank 3 (cluster 1) is killed while it is blocked in its update of tile 7 in sweep 4, once the cut at 40 is
+     * globally committed and rank 2 has taken tile 3 of sweep 4 from rank 1 (so rank 1 must send it again). Rank 2,
+     * in the same cluster, rolls back with it: both are started again as new incarnations from the global cut. Ranks 0
+     * and 1 (cluster 0) never stop: their transfers to the restarted ranks are sent again from their captured
+     * payloads, the restarted ranks skip the sends the survivors hold, and the result is the failure-free one.
+     */
+    @Test
+    void aLostRankAndItsClusterRollBackWhileTheLowerClusterKeepsRunning() throws Exception
+    {
+        final long plain = run(dir.resolve("plain"), false, SWEEPS, true).get(0).digest;
+        final Path root = Files.createDirectories(dir.resolve("recovery"));
+        final java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch tookTile3 = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch tookTile7 = new java.util.concurrent.CountDownLatch(1);
+        final List<String> events = new CopyOnWriteArrayList<>();
+        try (InProcessFabric fabric = new InProcessFabric(RANKS, LIMIT))
+        {
+            final ExecutorService pool = Executors.newFixedThreadPool(RANKS + 1);
+            try
+            {
+                final List<Future<RankRun>> runs = new ArrayList<>();
+                for (int r = 0; r < RANKS; r++)
+                {
+                    final int rank = r;
+                    runs.add(pool.submit(() ->
+                    {
+                        final Transport first = fabric.transport(rank);
+                        final long restored = GlobalCheckpoints.agreeOnRestore(first, root);
+                        final java.util.function.Consumer<String> hook = name ->
+                        {
+                            if (rank == 3 && name.equals("update 7 sweep 4") && killed.getCount() > 0)
+                            {
+                                blocked.countDown();
+                                awaitLatch(killed, "the test to kill rank 3");
+                            }
+                            if (rank == 2 && name.equals("update 4 sweep 4"))
+                            {
+                                tookTile3.countDown();
+                            }
+                            if (rank == 0 && name.equals("update 0 sweep 4"))
+                            {
+                                tookTile7.countDown();
+                            }
+                        };
+                        if (rank < 2)
+                        {
+                            return runRank(first, root, true, SWEEPS, true, restored, hook);
+                        }
+                        try
+                        {
+                            final RankRun once = runRank(first, root, true, SWEEPS, true, restored, hook);
+                            fail("rank " + rank + " finished its first incarnation: " + once.digest);
+                        }
+                        catch (final Throwable stopped)
+                        {
+                            events.add("rank " + rank + " stopped: " + stopped);
+                        }
+                        if (rank == 2)
+                        {
+                            fabric.kill(2, "it rolls back with rank 3's cluster");
+                        }
+                        else
+                        {
+                            awaitLatch(killed, "the test to kill rank 3");
+                        }
+                        final long cut = GlobalCheckpoints.recordedCut(root, RANKS);
+                        events.add("rank " + rank + " restarts from the global cut at " + cut);
+                        return runRank(fabric.revive(rank), root, true, SWEEPS, true, cut, name -> { });
+                    }));
+                }
+                awaitLatch(blocked, "rank 3 to block in its update of tile 7, sweep 4");
+                awaitLatch(tookTile3, "rank 2 to take tile 3 of sweep 4");
+                awaitLatch(tookTile7, "rank 0 to take tile 7 of sweep 3");
+                final long committed = waitForGlobalCommit(root, 40);
+                events.add("killing rank 3 with the cut at " + committed + " globally committed");
+                fabric.kill(3, "killed by the test");
+                killed.countDown();
+                final List<RankRun> ranks = new ArrayList<>();
+                for (final Future<RankRun> f : runs)
+                {
+                    ranks.add(f.get(2 * LIMIT.toSeconds(), TimeUnit.SECONDS));
+                }
+                assertEquals(plain, ranks.get(0).digest, "the result after the recovery; " + events);
+                for (final int r : new int[] {2, 3})
+                {
+                    assertEquals(committed, ranks.get(r).restored, "rank " + r + " restarted elsewhere; " + events);
+                }
+                assertTrue(ranks.get(0).restored < 0 && ranks.get(1).restored < 0, "a survivor restarted");
+                assertTrue(ranks.get(1).figures.replayed() > 0, "rank 1 sent tile 3 of sweep 4 again: " +
+                    ranks.get(1).figures + "; " + events);
+                assertTrue(ranks.get(3).figures.suppressed() > 0, "rank 3 sent rank 0 tile 7 of sweep 3 again, " +
+                    "which it held: " + ranks.get(3).figures + "; " + events);
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /** @return the global cut rank 0 recorded, once it is at least {@code index}. */
+    private static long waitForGlobalCommit(final Path root, final long index) throws Exception
+    {
+        final long[] cut = {Cut.LOCAL};
+        awaitUntil(() ->
+        {
+            try
+            {
+                cut[0] = GlobalCheckpoints.recordedCut(root, RANKS);
+            }
+            catch (final java.io.IOException e)
+            {
+                return false;
+            }
+            return cut[0] >= index;
+        }, () -> "rank 0 to record the global cut at " + index + " (it recorded " + cut[0] + ")");
+        return cut[0];
+    }
+
+    private static void awaitLatch(final java.util.concurrent.CountDownLatch latch, final String what)
+    {
+        try
+        {
+            if (!latch.await(LIMIT.toSeconds(), TimeUnit.SECONDS))
+            {
+                fail("timed out after " + LIMIT.toSeconds() + " s waiting for " + what);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            fail("interrupted waiting for " + what);
+        }
+    }
+
+    /**
      * Every generation committed after {@code from}: it opens the epoch of its cut; it knows as many sends to and
      * receives from each rank as the program placed before the cut; it logs only transfers to higher clusters,
      * each one of those sends; its dependencies say {@code Er = Es + 2(c_target - c_source)}.
@@ -263,8 +400,18 @@ class P2fEngineTest
     private RankRun runRank(final Transport transport, final Path root, final boolean p2f, final int sweeps,
         final boolean complete) throws Exception
     {
+        return runRank(transport, root, p2f, sweeps, complete, GlobalCheckpoints.agreeOnRestore(transport, root),
+            name -> { });
+    }
+
+    /**
+     * @param restored the global cut to resume from.
+     * @param hook     run at the start of every update task's body, with the task's name.
+     */
+    private RankRun runRank(final Transport transport, final Path root, final boolean p2f, final int sweeps,
+        final boolean complete, final long restored, final java.util.function.Consumer<String> hook) throws Exception
+    {
         final int rank = transport.rank();
-        final long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
         final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, restored, 0);
         final SpillwayConfig config = Spillway.builder().storeDir(root.resolve("spill-" + rank)).store(StoreKind.DIRECT)
             .dramBudget(64L * BYTES).workers(2).storeSizing(256, BYTES)
@@ -283,7 +430,7 @@ class P2fEngineTest
             {
                 tiles[i] = ds.data("tile " + i, BYTES, i * RANKS / TILES);
             }
-            submit(ds, tiles, sweeps, digest);
+            submit(ds, tiles, sweeps, digest, hook);
             if (complete)
             {
                 ds.awaitAll();
@@ -312,13 +459,14 @@ class P2fEngineTest
         assertNull(ds.restartNeeded(), () -> "rank " + rank + " stopped for a restart");
         run.digest = digest[0];
         run.figures = protocol.figures();
+        run.policy = policy;
         run.sections.putAll(protocol.sections);
         return run;
     }
 
     /** Fills the tiles, sweeps them in place (each tile from its ring neighbours), then digests them on rank 0. */
     private static void submit(final DistributedSpillway ds, final Data[] tiles, final int sweeps,
-        final long[] digest)
+        final long[] digest, final java.util.function.Consumer<String> hook)
     {
         for (int i = 0; i < TILES; i++)
         {
@@ -339,8 +487,10 @@ class P2fEngineTest
                 final Data me = tiles[i];
                 final Data left = tiles[(i + TILES - 1) % TILES];
                 final Data right = tiles[(i + 1) % TILES];
-                ds.task("update " + i + " sweep " + s).readWrite(me).read(left, right).submit(ctx ->
+                final String name = "update " + i + " sweep " + s;
+                ds.task(name).readWrite(me).read(left, right).submit(ctx ->
                 {
+                    hook.accept(name);
                     final ByteBuffer m = ctx.buffer(me);
                     final ByteBuffer l = ctx.buffer(left);
                     final ByteBuffer r = ctx.buffer(right);
@@ -399,6 +549,7 @@ class P2fEngineTest
         final long[] ssnBase = new long[RANKS];
         final long[] receiveBase = new long[RANKS];
         RankProtocol.Figures figures;
+        GlobalCheckpoints policy;
         long digest;
 
         RankRun(final int rank, final long restored)
@@ -534,6 +685,48 @@ class P2fEngineTest
         public Figures figures()
         {
             return delegate.figures();
+        }
+
+        @Override
+        public boolean survives(final int lostRank)
+        {
+            return delegate.survives(lostRank);
+        }
+
+        @Override
+        public boolean resumed()
+        {
+            return delegate.resumed();
+        }
+
+        @Override
+        public byte[] hello(final int peer)
+        {
+            return delegate.hello(peer);
+        }
+
+        @Override
+        public List<Replay> greeted(final int peer, final byte[] hello)
+        {
+            return delegate.greeted(peer, hello);
+        }
+
+        @Override
+        public boolean suppressed(final int target, final long ssn)
+        {
+            return delegate.suppressed(target, ssn);
+        }
+
+        @Override
+        public void posting(final int target, final long ssn)
+        {
+            delegate.posting(target, ssn);
+        }
+
+        @Override
+        public boolean replayed(final int target, final long ssn)
+        {
+            return delegate.replayed(target, ssn);
         }
     }
 }

@@ -1,0 +1,196 @@
+package dev.spillway.ranks;
+
+import dev.spillway.Acquired;
+import dev.spillway.Data;
+import dev.spillway.Spillway;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportTimeoutException;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import static java.lang.System.Logger.Level.DEBUG;
+import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * The hellos of a message-logging protocol between a rank that started again and each peer: each tells the other
+ * what it holds of its transfers ({@link RankProtocol#hello}); the peer then skips and acknowledges those, sends the
+ * others again from their captured payloads, in ssn order, and only then lets its transfers to the rank go. A rank
+ * answers the first hello of each incarnation of a peer with its own.
+ */
+final class Greetings
+{
+    static final int HELLO_TAG = DistributedSpillway.FIRST_DATA_TAG - 9;
+    private static final System.Logger LOG = System.getLogger(Greetings.class.getName());
+    private static final int MAX_HELLO = 1 << 20;
+
+    private final Transport transport;
+    private final Spillway local;
+    private final RankProtocol protocol;
+    private final PeerSessions sessions;
+    private final Function<Data, Integer> wireTag;
+    private final BooleanSupplier stopped;
+    private final Consumer<String> failed;
+    private final ExecutorService replays;
+    /** Per peer: the incarnation this rank last greeted, or -1. */
+    private final int[] greeted;
+
+    /**
+     * @param wireTag the transport tag of a data object's transfers.
+     * @param failed  told why the protocol cannot go on: the job must restart.
+     */
+    Greetings(final Transport transport, final Spillway local, final RankProtocol protocol,
+        final PeerSessions sessions, final Function<Data, Integer> wireTag, final BooleanSupplier stopped,
+        final Consumer<String> failed)
+    {
+        this.transport = transport;
+        this.local = local;
+        this.protocol = protocol;
+        this.sessions = sessions;
+        this.wireTag = wireTag;
+        this.stopped = stopped;
+        this.failed = failed;
+        this.greeted = new int[transport.size()];
+        java.util.Arrays.fill(greeted, -1);
+        this.replays = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-replays");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Listens to every peer; if this rank resumed from the protocol's state, greets them all first. */
+    void start()
+    {
+        final boolean resumed = protocol.resumed();
+        for (int r = 0; r < transport.size(); r++)
+        {
+            if (r == transport.rank())
+            {
+                continue;
+            }
+            if (resumed)
+            {
+                sessions.unready(r);
+                greet(r);
+            }
+            listen(r, ByteBuffer.allocateDirect(MAX_HELLO));
+        }
+    }
+
+    void close()
+    {
+        replays.shutdownNow();
+    }
+
+    private void greet(final int peer)
+    {
+        final byte[] hello = protocol.hello(peer);
+        synchronized (this)
+        {
+            greeted[peer] = transport.incarnation(peer);
+        }
+        final ByteBuffer b = ByteBuffer.allocateDirect(hello.length).put(hello).flip();
+        transport.send(peer, Header.of(HELLO_TAG), b).whenComplete((ignored, failure) ->
+        {
+            if (failure != null)
+            {
+                LOG.log(DEBUG, "spillway: hello to rank " + peer + " failed (it greets this rank when it rejoins): " +
+                    failure);
+            }
+        });
+    }
+
+    private void listen(final int peer, final ByteBuffer buffer)
+    {
+        transport.receive(peer, HELLO_TAG, buffer.clear()).whenComplete((Message m, Throwable e) ->
+        {
+            if (stopped.getAsBoolean())
+            {
+                return;
+            }
+            if (e == null)
+            {
+                final byte[] hello = new byte[m.length()];
+                buffer.get(0, hello);
+                replays.execute(() -> greetedBy(peer, m.header().incarnation(), hello));
+                listen(peer, buffer);
+                return;
+            }
+            final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof TransportTimeoutException)
+            {
+                listen(peer, buffer);
+            }
+            else if (PeerSessions.peerLost(cause))
+            {
+                sessions.up(peer).thenRun(() -> listen(peer, buffer));
+            }
+        });
+    }
+
+    /** On the replay thread: answers a new incarnation, sends the peer's replays in order, then lets transfers go. */
+    private void greetedBy(final int peer, final int incarnation, final byte[] hello)
+    {
+        try
+        {
+            final boolean answer;
+            synchronized (this)
+            {
+                answer = greeted[peer] != incarnation;
+            }
+            if (answer)
+            {
+                greet(peer);
+            }
+            final List<RankProtocol.Replay> list;
+            synchronized (sessions.posting(peer))
+            {
+                list = protocol.greeted(peer, hello);
+                for (final RankProtocol.Replay r : list)
+                {
+                    replay(peer, r);
+                }
+            }
+            LOG.log(INFO, "spillway: rank " + transport.rank() + " greeted by rank " + peer + " (incarnation " +
+                incarnation + "): " + list.size() + " transfer(s) sent again");
+            sessions.markReady(peer);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(WARNING, "spillway: rank " + transport.rank() + " cannot answer rank " + peer + "'s hello: " + ex);
+            failed.accept("it cannot send rank " + peer + " what it lost (" + ex.getMessage() + ")");
+        }
+    }
+
+    /** Sends one transfer again from its captured payload: its notice, then its data, as the first time. */
+    private void replay(final int peer, final RankProtocol.Replay r)
+    {
+        final Data log = local.lookup(r.logTag());
+        final Data object = local.lookup(r.tag());
+        if (log == null || object == null)
+        {
+            throw new IllegalStateException("the captured payload '" + r.logTag() + "' is not declared here");
+        }
+        final int tag = wireTag.apply(object);
+        final Acquired held = local.acquire(log);
+        final ByteBuffer ssn = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, r.stamp().ssn());
+        final ByteBuffer data = held.buffer().duplicate().position(0).limit(log.size());
+        final CompletableFuture<Void> notice = transport.send(peer, new Header(Header.NO_RANK,
+            tag + RankTransfer.NOTICE_TAG_OFFSET, r.stamp().epoch(), r.stamp().phase(), r.version()), ssn);
+        final CompletableFuture<Void> sent = transport.send(peer, new Header(Header.NO_RANK, tag, r.stamp().epoch(),
+            r.stamp().phase(), r.version()), data);
+        CompletableFuture.allOf(notice, sent).whenComplete((ignored, failure) -> held.close());
+    }
+}
