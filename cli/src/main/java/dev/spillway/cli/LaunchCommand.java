@@ -66,10 +66,13 @@ final class LaunchCommand implements Callable<Integer>
             crashes.add(CrashSpec.parse(spec, ranks));
         }
         String recovery = null;
+        final boolean partial = command.contains("--p2f");
+        int used = 0;
         for (int incarnation = 0; ; incarnation++)
         {
-            final LaunchedJob.Outcome outcome = runOnce(new LaunchedJob(ranks, incarnation, command, crashes,
-                recovery));
+            final LaunchedJob.Outcome outcome = runOnce(new LaunchedJob(ranks, incarnation + used, command, crashes,
+                recovery), partial ? maxRestarts - incarnation - used : -1);
+            used += outcome.relaunches();
             if (outcome.status() == 0 || Interrupts.requested() || !outcome.restartAsked())
             {
                 if (outcome.status() != 0 && !outcome.lost().isEmpty() && maxRestarts > 0)
@@ -79,7 +82,7 @@ final class LaunchCommand implements Callable<Integer>
                 }
                 return outcome.status();
             }
-            if (incarnation >= maxRestarts)
+            if (incarnation + used >= maxRestarts)
             {
                 System.err.println("spillway launch: the job stopped for a restart, but " + (maxRestarts == 0 ?
                     "--max-restarts is 0" : "all " + maxRestarts + " restarts (--max-restarts) are used"));
@@ -93,13 +96,14 @@ final class LaunchCommand implements Callable<Integer>
         }
     }
 
-    private static LaunchedJob.Outcome runOnce(final LaunchedJob job) throws Exception
+    /** @param partial with past-to-future logging, how many ranks may be started again alone; else -1. */
+    private static LaunchedJob.Outcome runOnce(final LaunchedJob job, final int partial) throws Exception
     {
         try (Interrupts.Action stop = Interrupts.onInterrupt("stop ranks", STOP_MS + 5_000,
             () -> stop(job.processes())))
         {
             job.start();
-            return job.await();
+            return partial >= 0 ? job.awaitPartial(partial) : job.await();
         }
         finally
         {

@@ -50,6 +50,8 @@ final class LaunchedJob
     private final AtomicLong detectedMillis = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLongArray exitMillis;
     private final List<CompletableFuture<Void>> exits = new ArrayList<>();
+    private String secret;
+    private String coordinator;
 
     /** @param recovery the {@link #RECOVERY_ENV} value for a relaunch, or null for the first launch. */
     LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
@@ -72,41 +74,128 @@ final class LaunchedJob
     /** Starts every rank (unless interrupted meanwhile) and prints each one's pid and incarnation. */
     void start() throws IOException, GeneralSecurityException
     {
-        final String secret = HexFormat.of().formatHex(SecureRandom.getInstanceStrong().generateSeed(32));
-        final String coordinator = "127.0.0.1:" + freePort();
-        final String heap = Runtime.getRuntime().maxMemory() / (1 << 20) + "m";
+        secret = HexFormat.of().formatHex(SecureRandom.getInstanceStrong().generateSeed(32));
+        coordinator = "127.0.0.1:" + freePort();
         for (int r = 0; r < ranks; r++)
         {
-            final ProcessBuilder pb = new ProcessBuilder(ChildJvm.command(heap, CrashSpec.flags(crashes, r,
-                incarnation), command));
-            pb.environment().put(TransportConfig.RANK_ENV, Integer.toString(r));
-            pb.environment().put(TransportConfig.SIZE_ENV, Integer.toString(ranks));
-            pb.environment().put(TransportConfig.COORDINATOR_ENV, coordinator);
-            pb.environment().put(TransportConfig.SECRET_ENV, secret);
-            pb.environment().put(RankEnvironment.INCARNATION_ENV, Integer.toString(incarnation));
-            if (recovery != null)
+            if (!startRank(r, incarnation))
             {
-                pb.environment().put(RECOVERY_ENV, recovery);
+                return;
             }
-            pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
-            pb.environment().putIfAbsent("UCX_LOG_LEVEL", "error");
-            final Process p;
-            synchronized (processes)
+        }
+    }
+
+    /** @return false if interrupted before it started. */
+    private boolean startRank(final int r, final int rankIncarnation) throws IOException
+    {
+        final String heap = Runtime.getRuntime().maxMemory() / (1 << 20) + "m";
+        final ProcessBuilder pb = new ProcessBuilder(ChildJvm.command(heap, CrashSpec.flags(crashes, r,
+            rankIncarnation), command));
+        pb.environment().put(TransportConfig.RANK_ENV, Integer.toString(r));
+        pb.environment().put(TransportConfig.SIZE_ENV, Integer.toString(ranks));
+        pb.environment().put(TransportConfig.COORDINATOR_ENV, coordinator);
+        pb.environment().put(TransportConfig.SECRET_ENV, secret);
+        pb.environment().put(RankEnvironment.INCARNATION_ENV, Integer.toString(rankIncarnation));
+        if (recovery != null)
+        {
+            pb.environment().put(RECOVERY_ENV, recovery);
+        }
+        pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
+        pb.environment().putIfAbsent("UCX_LOG_LEVEL", "error");
+        final Process p;
+        synchronized (processes)
+        {
+            if (Interrupts.requested())
             {
-                if (Interrupts.requested())
-                {
-                    return;
-                }
-                p = pb.start();
+                return false;
+            }
+            p = pb.start();
+            if (r < processes.size())
+            {
+                processes.set(r, p);
+            }
+            else
+            {
                 processes.add(p);
             }
-            final int rank = r;
-            exits.add(p.onExit().thenRun(() -> exitMillis.set(rank, System.currentTimeMillis())));
-            System.err.println("spillway launch: rank " + r + " pid " + p.pid() + " incarnation " + incarnation);
-            final String prefix = "[rank " + r + "] ";
-            final boolean toOut = r == 0;
-            pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
-            pumps.add(pump(p.getErrorStream(), () -> System.err, prefix));
+        }
+        final CompletableFuture<Void> exit = p.onExit().thenRun(() -> exitMillis.set(r, System.currentTimeMillis()));
+        if (r < exits.size())
+        {
+            exits.set(r, exit);
+        }
+        else
+        {
+            exits.add(exit);
+        }
+        System.err.println("spillway launch: rank " + r + " pid " + p.pid() + " incarnation " + rankIncarnation);
+        final String prefix = "[rank " + r + "] ";
+        final boolean toOut = r == 0;
+        pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
+        pumps.add(pump(p.getErrorStream(), () -> System.err, prefix));
+        return true;
+    }
+
+    /**
+     * With past-to-future logging: waits for every rank, starting again alone each rank other than 0 that was
+     * killed or stopped to roll back, as its next incarnation, while the others run on; at most {@code maxRestarts}
+     * such relaunches. Any other failure, or rank 0's loss (it hosts the rendezvous), ends the incarnation as
+     * {@link #await} does: the job is then relaunched whole.
+     *
+     * @return how the incarnation ended; its {@code relaunches} says how many ranks were started again alone.
+     */
+    Outcome awaitPartial(final int maxRestarts) throws InterruptedException, IOException
+    {
+        final int[] incarnations = new int[ranks];
+        java.util.Arrays.fill(incarnations, incarnation);
+        int relaunches = 0;
+        while (true)
+        {
+            boolean running = false;
+            for (int r = 0; r < ranks; r++)
+            {
+                final Process p;
+                synchronized (processes)
+                {
+                    p = processes.get(r);
+                }
+                if (p.isAlive())
+                {
+                    running = true;
+                    continue;
+                }
+                final int s = p.exitValue();
+                if (s == 0)
+                {
+                    continue;
+                }
+                if (r == 0 || relaunches >= maxRestarts || Interrupts.requested() ||
+                    s != RestartNeededException.EXIT_STATUS && s <= SIGNAL_BASE)
+                {
+                    if (r != 0 && relaunches >= maxRestarts)
+                    {
+                        System.err.println("spillway launch: rank " + r + " stopped, but all " + maxRestarts +
+                            " restarts (--max-restarts) are used");
+                    }
+                    return await();
+                }
+                relaunches++;
+                incarnations[r] = java.util.Arrays.stream(incarnations).max().getAsInt() + 1;
+                System.err.println("spillway launch: rank " + r + " exited with status " + s + describe(s) +
+                    "; relaunching it alone as incarnation " + incarnations[r] + " (restart " + relaunches +
+                    " of at most " + maxRestarts + "), the others run on");
+                exits.get(r).join();
+                if (!startRank(r, incarnations[r]))
+                {
+                    return await();
+                }
+                running = true;
+            }
+            if (!running)
+            {
+                return outcome(0).withRelaunches(relaunches);
+            }
+            Thread.sleep(50);
         }
     }
 
@@ -243,9 +332,22 @@ final class LaunchedJob
      * @param lost           ranks that failed otherwise (killed, crashed).
      * @param diedMillis     when the first of them exited, or {@link Long#MAX_VALUE}.
      * @param detectedMillis when the first rank learnt that the job must restart, or {@link Long#MAX_VALUE}.
+     * @param relaunches     ranks started again alone (past-to-future logging).
      */
-    record Outcome(int status, boolean restartAsked, List<Integer> lost, long diedMillis, long detectedMillis)
+    record Outcome(int status, boolean restartAsked, List<Integer> lost, long diedMillis, long detectedMillis,
+        int relaunches)
     {
+        Outcome(final int status, final boolean restartAsked, final List<Integer> lost, final long diedMillis,
+            final long detectedMillis)
+        {
+            this(status, restartAsked, lost, diedMillis, detectedMillis, 0);
+        }
+
+        Outcome withRelaunches(final int n)
+        {
+            return new Outcome(status, restartAsked, lost, diedMillis, detectedMillis, n);
+        }
+
         /** @return the {@link #RECOVERY_ENV} value for the relaunch that starts at {@code relaunchMillis}. */
         String recovery(final long relaunchMillis)
         {

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.SpillwayConfig;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.UcxTransport;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.store.FileCheckpointStore;
@@ -31,7 +32,9 @@ final class RankCheckpoints
         final String every, final Double mtbfSeconds, final int incarnation) throws IOException
     {
         Checkpoints.check(every, mtbfSeconds);
-        final long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
+        // A rank started again alone (past-to-future logging) rejoins ranks that run on: it reads the record itself.
+        final long restored = transport instanceof UcxTransport ucx && ucx.rejoined() ?
+            GlobalCheckpoints.recordedCut(root, transport.size()) : GlobalCheckpoints.agreeOnRestore(transport, root);
         final FileCheckpointStore store = Checkpoints.store(root.resolve("rank-" + transport.rank()))
             .globalCut(restored).open();
         try

@@ -87,6 +87,8 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
             p2f.put("logged_share", (double)logged / stamped);
             p2f.put("dependencies", all.stream().mapToLong(f -> f.p2f.dependencies()).sum());
             p2f.put("commits_waiting_for_acks", all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum());
+            p2f.put("replayed", all.stream().mapToLong(f -> f.p2f.replayed()).sum());
+            p2f.put("suppressed", all.stream().mapToLong(f -> f.p2f.suppressed()).sum());
             out.put("p2f", p2f);
         }
     }
@@ -118,6 +120,13 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
                 "generation(s) waited for acks before committing%n", logged, stamped, 100.0 * logged / stamped,
                 ByteSize.format(all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum()),
                 all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum()));
+            final long replayed = all.stream().mapToLong(f -> f.p2f.replayed()).sum();
+            final long suppressed = all.stream().mapToLong(f -> f.p2f.suppressed()).sum();
+            if (replayed + suppressed > 0)
+            {
+                s.append(String.format("  after ranks started again: %d transfer(s) sent again from their logs, %d " +
+                    "re-executed send(s) skipped (their targets held them)%n", replayed, suppressed));
+            }
         }
         return s.toString();
     }

@@ -77,6 +77,7 @@ final class AckMessages
 
     private void listen(final int source, final ByteBuffer buffer)
     {
+        final int incarnation = transport.incarnation(source);
         transport.receive(source, ACK_TAG, buffer).whenComplete((Message m, Throwable e) ->
         {
             if (stopped.getAsBoolean())
@@ -104,9 +105,9 @@ final class AckMessages
             {
                 listen(source, buffer);
             }
-            else if (PeerSessions.peerLost(cause))
+            else if (PeerSessions.peerLost(cause, source))
             {
-                sessions.up(source).thenRun(() -> listen(source, buffer));
+                sessions.after(source, incarnation).thenRun(() -> listen(source, buffer));
             }
         });
     }

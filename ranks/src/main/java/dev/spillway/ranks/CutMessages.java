@@ -108,6 +108,7 @@ final class CutMessages
     /** One buffer per listener: its messages are received one at a time, and only their headers are read. */
     private void listen(final int source, final int tag, final LongConsumer handler, final ByteBuffer buffer)
     {
+        final int incarnation = transport.incarnation(source);
         transport.receive(source, tag, buffer).whenCompleteAsync((Message m, Throwable e) ->
         {
             if (stopped.getAsBoolean())
@@ -122,9 +123,9 @@ final class CutMessages
             {
                 listen(source, tag, handler, buffer);
             }
-            else if (sessions != null && PeerSessions.peerLost(e))
+            else if (sessions != null && PeerSessions.peerLost(e, source))
             {
-                sessions.up(source).thenRun(() -> listen(source, tag, handler, buffer));
+                sessions.after(source, incarnation).thenRun(() -> listen(source, tag, handler, buffer));
             }
         }, executor);
     }

@@ -66,6 +66,8 @@ public final class DistributedSpillway implements TaskRuntime
     private final PeerSessions sessions;
     private final Greetings greetings;
     private volatile boolean closed;
+    /** Barriers this rank passed. */
+    private volatile long barriers;
 
     /**
      * @param transport this rank's transport; the caller closes it after this runtime.
@@ -122,7 +124,7 @@ public final class DistributedSpillway implements TaskRuntime
         this.acks = protocol.active() ? new AckMessages(transport, protocol, sessions, () -> closed,
             why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         this.greetings = protocol.active() ? new Greetings(transport, local, protocol, sessions, this::wireTag,
-            () -> closed, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+            () -> barriers, () -> closed, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();
@@ -263,7 +265,11 @@ public final class DistributedSpillway implements TaskRuntime
         }
     }
 
-    /** Returns once every rank called it; fails naming a lost rank. */
+    /**
+     * Returns once every rank called it; fails naming a lost rank. With a message-logging protocol it first waits for
+     * every peer to be up and greeted, and a rank started again returns at once from a barrier the others passed
+     * without it.
+     */
     public void barrier()
     {
         if (sessions != null)
@@ -272,8 +278,14 @@ public final class DistributedSpillway implements TaskRuntime
             {
                 sessions.ready(r).join();
             }
+            if (greetings.passedByPeers() > barriers)
+            {
+                barriers++;
+                return;
+            }
         }
         Collectives.barrier(transport, BARRIER_TAG);
+        barriers++;
     }
 
     /** @return this rank's runtime, for its counters and settings. */
@@ -451,7 +463,8 @@ public final class DistributedSpillway implements TaskRuntime
     private void capture(final Placement object, final int target, final int priority)
     {
         final Data from = object.local;
-        final Data log = local.data(RankProtocol.logTag(from.tag(), object.version, target), from.size());
+        final String tag = RankProtocol.logTag(from.tag(), object.version, target);
+        final Data log = local.data(tag, from.size());
         local.task("log '" + from.tag() + "' v" + object.version + " for rank " + target).read(from).write(log)
             .priority(priority).submit(ctx -> ctx.buffer(log).put(0, ctx.buffer(from), 0, from.size()));
     }

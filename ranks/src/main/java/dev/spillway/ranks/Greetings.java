@@ -1,6 +1,5 @@
 package dev.spillway.ranks;
 
-import dev.spillway.Acquired;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.rdma.Header;
@@ -10,7 +9,6 @@ import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,7 +24,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * The hellos of a message-logging protocol between a rank that started again and each peer: each tells the other
  * what it holds of its transfers ({@link RankProtocol#hello}); the peer then skips and acknowledges those, sends the
  * others again from their captured payloads, in ssn order, and only then lets its transfers to the rank go. A rank
- * answers the first hello of each incarnation of a peer with its own.
+ * answers the first hello of each incarnation of a peer with its own. A hello also carries how many barriers its
+ * sender passed: a rank that started again skips the barriers the job passed without it.
  */
 final class Greetings
 {
@@ -44,15 +43,21 @@ final class Greetings
     private final ExecutorService replays;
     /** Per peer: the incarnation this rank last greeted, or -1. */
     private final int[] greeted;
+    /** Per peer: how many barriers it had passed when it greeted this rank. */
+    private final long[] barriers;
+    private final java.util.function.LongSupplier passed;
 
     /**
      * @param wireTag the transport tag of a data object's transfers.
+     * @param passed  how many barriers this rank passed.
      * @param failed  told why the protocol cannot go on: the job must restart.
      */
     Greetings(final Transport transport, final Spillway local, final RankProtocol protocol,
-        final PeerSessions sessions, final Function<Data, Integer> wireTag, final BooleanSupplier stopped,
-        final Consumer<String> failed)
+        final PeerSessions sessions, final Function<Data, Integer> wireTag, final java.util.function.LongSupplier passed,
+        final BooleanSupplier stopped, final Consumer<String> failed)
     {
+        this.passed = passed;
+        this.barriers = new long[transport.size()];
         this.transport = transport;
         this.local = local;
         this.protocol = protocol;
@@ -94,6 +99,12 @@ final class Greetings
         replays.shutdownNow();
     }
 
+    /** @return the most barriers a peer had passed when it last greeted this rank. */
+    synchronized long passedByPeers()
+    {
+        return java.util.Arrays.stream(barriers).max().orElse(0);
+    }
+
     private void greet(final int peer)
     {
         final byte[] hello = protocol.hello(peer);
@@ -101,7 +112,8 @@ final class Greetings
         {
             greeted[peer] = transport.incarnation(peer);
         }
-        final ByteBuffer b = ByteBuffer.allocateDirect(hello.length).put(hello).flip();
+        final ByteBuffer b = ByteBuffer.allocateDirect(Long.BYTES + hello.length).putLong(passed.getAsLong())
+            .put(hello).flip();
         transport.send(peer, Header.of(HELLO_TAG), b).whenComplete((ignored, failure) ->
         {
             if (failure != null)
@@ -114,6 +126,7 @@ final class Greetings
 
     private void listen(final int peer, final ByteBuffer buffer)
     {
+        final int incarnation = transport.incarnation(peer);
         transport.receive(peer, HELLO_TAG, buffer.clear()).whenComplete((Message m, Throwable e) ->
         {
             if (stopped.getAsBoolean())
@@ -122,8 +135,13 @@ final class Greetings
             }
             if (e == null)
             {
-                final byte[] hello = new byte[m.length()];
-                buffer.get(0, hello);
+                final byte[] hello = new byte[m.length() - Long.BYTES];
+                final long peerBarriers = buffer.getLong(0);
+                buffer.get(Long.BYTES, hello);
+                synchronized (this)
+                {
+                    barriers[peer] = peerBarriers;
+                }
                 replays.execute(() -> greetedBy(peer, m.header().incarnation(), hello));
                 listen(peer, buffer);
                 return;
@@ -133,9 +151,9 @@ final class Greetings
             {
                 listen(peer, buffer);
             }
-            else if (PeerSessions.peerLost(cause))
+            else if (PeerSessions.peerLost(cause, peer))
             {
-                sessions.up(peer).thenRun(() -> listen(peer, buffer));
+                sessions.after(peer, incarnation).thenRun(() -> listen(peer, buffer));
             }
         });
     }
@@ -164,7 +182,8 @@ final class Greetings
                 }
             }
             LOG.log(INFO, "spillway: rank " + transport.rank() + " greeted by rank " + peer + " (incarnation " +
-                incarnation + "): " + list.size() + " transfer(s) sent again");
+                incarnation + ", it holds this rank's transfers up to " + ByteBuffer.wrap(hello).getLong() + "): " +
+                list.size() + " transfer(s) sent again");
             sessions.markReady(peer);
         }
         catch (final RuntimeException ex)
@@ -177,20 +196,17 @@ final class Greetings
     /** Sends one transfer again from its captured payload: its notice, then its data, as the first time. */
     private void replay(final int peer, final RankProtocol.Replay r)
     {
-        final Data log = local.lookup(r.logTag());
         final Data object = local.lookup(r.tag());
-        if (log == null || object == null)
+        final ByteBuffer data = protocol.payload(r.logTag());
+        if (object == null || data == null)
         {
-            throw new IllegalStateException("the captured payload '" + r.logTag() + "' is not declared here");
+            throw new IllegalStateException("the payload of '" + r.tag() + "' v" + r.version() + " (transfer " +
+                r.stamp().ssn() + " to rank " + peer + ") is not held here any more");
         }
         final int tag = wireTag.apply(object);
-        final Acquired held = local.acquire(log);
         final ByteBuffer ssn = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, r.stamp().ssn());
-        final ByteBuffer data = held.buffer().duplicate().position(0).limit(log.size());
-        final CompletableFuture<Void> notice = transport.send(peer, new Header(Header.NO_RANK,
-            tag + RankTransfer.NOTICE_TAG_OFFSET, r.stamp().epoch(), r.stamp().phase(), r.version()), ssn);
-        final CompletableFuture<Void> sent = transport.send(peer, new Header(Header.NO_RANK, tag, r.stamp().epoch(),
-            r.stamp().phase(), r.version()), data);
-        CompletableFuture.allOf(notice, sent).whenComplete((ignored, failure) -> held.close());
+        transport.send(peer, new Header(Header.NO_RANK, tag + RankTransfer.NOTICE_TAG_OFFSET, r.stamp().epoch(),
+            r.stamp().phase(), r.version()), ssn);
+        transport.send(peer, new Header(Header.NO_RANK, tag, r.stamp().epoch(), r.stamp().phase(), r.version()), data);
     }
 }

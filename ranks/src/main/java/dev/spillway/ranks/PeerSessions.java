@@ -70,10 +70,14 @@ final class PeerSessions implements PeerListener
         f.complete(null);
     }
 
-    /** @return completes once {@code peer} is up: at once unless it is lost now, else when it rejoins. */
-    synchronized CompletableFuture<Void> up(final int peer)
+    /**
+     * @param incarnation the incarnation of {@code peer} an operation that failed with its loss was posted to.
+     * @return completes once a later incarnation of {@code peer} is up (at once if one is).
+     */
+    synchronized CompletableFuture<Void> after(final int peer, final int incarnation)
     {
-        return transport.lostReason(peer) == null ? CompletableFuture.completedFuture(null) : rejoin[peer];
+        return transport.incarnation(peer) > incarnation && transport.lostReason(peer) == null ?
+            CompletableFuture.completedFuture(null) : rejoin[peer];
     }
 
     @Override
@@ -93,14 +97,14 @@ final class PeerSessions implements PeerListener
         back.complete(null);
     }
 
-    /** @return whether {@code failure} (or a cause) is the loss of a peer. */
-    static boolean peerLost(final Throwable failure)
+    /** @return whether {@code failure} (or a cause) is the loss of {@code peer} (not of this rank). */
+    static boolean peerLost(final Throwable failure, final int peer)
     {
         for (Throwable t = failure; t != null; t = t.getCause())
         {
-            if (t instanceof PeerFailedException)
+            if (t instanceof PeerFailedException p)
             {
-                return true;
+                return p.rank() == peer;
             }
             if (!(t instanceof CompletionException) && t.getCause() == t)
             {

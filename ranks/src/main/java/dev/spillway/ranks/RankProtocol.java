@@ -1,5 +1,6 @@
 package dev.spillway.ranks;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -64,6 +65,21 @@ public interface RankProtocol
     default boolean capturesAtSend(final int target)
     {
         return false;
+    }
+
+    /**
+     * The payload of a transfer logged at its send is about to be posted (its send task holds it): the protocol keeps
+     * what it needs to send it again without a task of the program. The local object {@code logTag} gets the same
+     * bytes, for the checkpoint.
+     */
+    default void captured(final String logTag, final ByteBuffer payload)
+    {
+    }
+
+    /** @return the payload captured as {@code logTag}, or null when the protocol no longer holds it. */
+    default ByteBuffer payload(final String logTag)
+    {
+        return null;
     }
 
     /** @return the tag of the local object holding the payload of version {@code version} of {@code tag} sent to {@code target}. */

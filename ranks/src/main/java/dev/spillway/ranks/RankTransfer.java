@@ -47,6 +47,8 @@ final class RankTransfer implements AsyncTaskBody
     private final RankProtocol protocol;
     private final AckMessages acks;
     private final PeerSessions sessions;
+    /** Whether the send was posted once already (its payload is captured). */
+    private boolean retried;
     /** The ssn the notice carried. */
     private volatile long noticedSsn = RankProtocol.Stamp.NONE.ssn();
 
@@ -117,7 +119,9 @@ final class RankTransfer implements AsyncTaskBody
     public String gateReason()
     {
         return send ? "rank " + peer + " to rejoin and greet this rank (it was lost or this rank restarted)" :
-            "rank " + peer + " to send '" + object.local.tag() + "' v" + version;
+            "rank " + peer + " to send '" + object.local.tag() + "' v" + version + (protocol.active() ?
+                " (transfer " + stamp.ssn() + " of their channel, incarnation " + transport.incarnation(peer) + ")" :
+                "");
     }
 
     @Override
@@ -157,13 +161,20 @@ final class RankTransfer implements AsyncTaskBody
         final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES).putLong(0, stamp.ssn());
         final CompletableFuture<Void> notice;
         final CompletableFuture<Void> data;
+        final int incarnation;
         synchronized (sessions == null ? this : sessions.posting(peer))
         {
             if (sessions != null && !sessions.ready(peer).isDone())
             {
                 return sessions.ready(peer).thenCompose(ready -> sendOnce(ctx));
             }
+            if (protocol.capturesAtSend(peer) && !retried)
+            {
+                protocol.captured(RankProtocol.logTag(object.local.tag(), version, peer), ctx.buffer(object.local));
+            }
+            retried = true;
             protocol.posting(peer, stamp.ssn());
+            incarnation = transport.incarnation(peer);
             notice = transport.send(peer, header(noticeTag()), ssn);
             data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
         }
@@ -176,7 +187,8 @@ final class RankTransfer implements AsyncTaskBody
             }
             if (retries(failure))
             {
-                return sessions.up(peer).thenCompose(up -> sessions.ready(peer)).thenCompose(ready -> sendOnce(ctx));
+                return sessions.after(peer, incarnation).thenCompose(up -> sessions.ready(peer))
+                    .thenCompose(ready -> sendOnce(ctx));
             }
             return CompletableFuture.<Void>failedFuture(failure);
         }).thenCompose(f -> f);
@@ -185,7 +197,7 @@ final class RankTransfer implements AsyncTaskBody
     /** @return whether {@code failure} is the loss of the peer, which this rank survives: the transfer waits. */
     private boolean retries(final Throwable failure)
     {
-        return sessions != null && !jobLost.isDone() && PeerSessions.peerLost(failure);
+        return sessions != null && !jobLost.isDone() && PeerSessions.peerLost(failure, peer);
     }
 
     /** Tells the protocol that the data landed, checking the transfer's ssn, and sends the acks now due. */
@@ -204,11 +216,12 @@ final class RankTransfer implements AsyncTaskBody
     private CompletableFuture<Void> notice()
     {
         final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES);
+        final int incarnation = transport.incarnation(peer);
         return transport.receive(peer, noticeTag(), ssn).handle((m, failure) ->
         {
             if (failure != null)
             {
-                return retries(failure) ? sessions.up(peer).thenCompose(up -> notice()) :
+                return retries(failure) ? sessions.after(peer, incarnation).thenCompose(up -> notice()) :
                     CompletableFuture.<Void>failedFuture(failure);
             }
             if (olderDropped(m))
@@ -223,11 +236,13 @@ final class RankTransfer implements AsyncTaskBody
     /** @return the data message of this version; data of an older version is dropped and the buffer reused. */
     private CompletableFuture<Message> data(final ByteBuffer dst)
     {
+        final int incarnation = transport.incarnation(peer);
         return transport.receive(peer, object.tag, dst).handle((m, failure) ->
         {
             if (failure != null)
             {
-                return retries(failure) ? sessions.up(peer).thenCompose(up -> notice()).thenCompose(n -> data(dst)) :
+                return retries(failure) ? sessions.after(peer, incarnation).thenCompose(up -> notice())
+                    .thenCompose(n -> data(dst)) :
                     CompletableFuture.<Message>failedFuture(failure);
             }
             return olderDropped(m) ? data(dst) : CompletableFuture.completedFuture(m);

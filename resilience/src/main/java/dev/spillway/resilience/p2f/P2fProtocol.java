@@ -60,6 +60,22 @@ public final class P2fProtocol implements RankProtocol
     /** Per peer that greeted this rank: the transfers from this rank it holds, and their reception epochs. */
     private final long[] heldByPeer;
     private final List<NavigableMap<Long, Integer>> peerEpochs = new ArrayList<>();
+    /**
+     * Payloads captured at their send, by log tag, with the epoch they were received in once acknowledged: what this
+     * rank sends again to a rank that rolled back. Held in the heap until the global watermark drops them.
+     */
+    private final Map<String, Held> held = new HashMap<>();
+
+    private static final class Held
+    {
+        final byte[] bytes;
+        int receiveEpoch = Integer.MAX_VALUE;
+
+        Held(final byte[] bytes)
+        {
+            this.bytes = bytes;
+        }
+    }
 
     /**
      * @param rank    this rank.
@@ -166,6 +182,10 @@ public final class P2fProtocol implements RankProtocol
                 (outcome == PastToFuture.Acked.LOGGED ? "" : "not ") + "logged, but the aligned cuts said otherwise " +
                 "at its send: the ranks did not cut at the same global indices");
         }
+        if (payload != null && payload.logTag() != null && held.containsKey(payload.logTag()))
+        {
+            held.get(payload.logTag()).receiveEpoch = ack.epoch();
+        }
         if (outcome == PastToFuture.Acked.LOGGED || options.logAll() && outcome == PastToFuture.Acked.DEPENDENCY)
         {
             logged++;
@@ -226,7 +246,27 @@ public final class P2fProtocol implements RankProtocol
     @Override
     public synchronized void globallyCommitted(final long globalIndex)
     {
-        p2f.collect(plan.epoch(0, globalIndex, 0));
+        final int gc = plan.epoch(0, globalIndex, 0);
+        p2f.collect(gc);
+        held.values().removeIf(h -> h.receiveEpoch < gc);
+    }
+
+    @Override
+    public void captured(final String logTag, final ByteBuffer payload)
+    {
+        final byte[] bytes = new byte[payload.limit()];
+        payload.get(0, bytes);
+        synchronized (this)
+        {
+            held.put(logTag, new Held(bytes));
+        }
+    }
+
+    @Override
+    public synchronized ByteBuffer payload(final String logTag)
+    {
+        final Held h = held.get(logTag);
+        return h == null ? null : ByteBuffer.allocateDirect(h.bytes.length).put(h.bytes).flip();
     }
 
     @Override

@@ -728,5 +728,17 @@ class P2fEngineTest
         {
             return delegate.replayed(target, ssn);
         }
+
+        @Override
+        public void captured(final String logTag, final ByteBuffer payload)
+        {
+            delegate.captured(logTag, payload);
+        }
+
+        @Override
+        public ByteBuffer payload(final String logTag)
+        {
+            return delegate.payload(logTag);
+        }
     }
 }
