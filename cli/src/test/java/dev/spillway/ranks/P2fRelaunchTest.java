@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -35,7 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class P2fRelaunchTest
 {
     private static final Duration LIMIT = Duration.ofMinutes(10);
-    private static final Pattern CRASH = Pattern.compile("CRASHPOINT (\\S+) (\\d+)");
     private static final Pattern STARTED = Pattern.compile("spillway launch: rank (\\d) pid (\\d+) incarnation");
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
         "--dram", "4m", "--checkpoint-every", "40", "--p2f", "--clusters", "2");
@@ -90,27 +88,9 @@ class P2fRelaunchTest
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
             "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);
-        final Set<Long> killed = new LinkedHashSet<>();
         try
         {
-            final long deadline = System.nanoTime() + LIMIT.toNanos();
-            while (child.alive())
-            {
-                final Matcher m = CRASH.matcher(child.stdout() + child.stderr());
-                while (m.find())
-                {
-                    if (killed.add(Long.parseLong(m.group(2))))
-                    {
-                        ProcessHandle.of(Long.parseLong(m.group(2))).ifPresent(ProcessHandle::destroyForcibly);
-                    }
-                }
-                if (System.nanoTime() > deadline)
-                {
-                    throw new AssertionError("the launched job did not end within " + LIMIT.toMinutes() +
-                        " min (killed " + killed + "):\n" + child.output());
-                }
-                Thread.sleep(20);
-            }
+            final Set<Long> killed = child.killAtCrashPoints(LIMIT);
             assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
             assertEquals(launchArgs.isEmpty() ? 0 : 1, killed.size(), "the armed crash point must be reached and " +
                 "killed\n" + child.output());

@@ -10,9 +10,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One rank (or a lone run) in a child JVM, optionally inside a network namespace: the current {@code java}, the test
@@ -26,6 +30,7 @@ final class RankChild
     private final String name;
     private final String mainClass;
     private final List<String> args;
+    private static final Pattern CRASHPOINT = Pattern.compile("CRASHPOINT (\\S+) (\\d+)");
     private final List<String> prefix = new ArrayList<>();
     private final List<String> properties = new ArrayList<>();
     private final Map<String, String> env = new LinkedHashMap<>();
@@ -164,6 +169,37 @@ final class RankChild
         {
             process.destroyForcibly();
         }
+    }
+
+    /**
+     * Until this child (a launcher) ends, kills with SIGKILL every process that printed {@code CRASHPOINT POINT PID}.
+     *
+     * @return the pids killed.
+     * @throws AssertionError if the child runs past {@code limit}, with its output.
+     */
+    Set<Long> killAtCrashPoints(final Duration limit) throws Exception
+    {
+        final Set<Long> killed = new LinkedHashSet<>();
+        final long deadline = System.nanoTime() + limit.toNanos();
+        while (alive())
+        {
+            final Matcher m = CRASHPOINT.matcher(stdout() + stderr());
+            while (m.find())
+            {
+                final long pid = Long.parseLong(m.group(2));
+                if (killed.add(pid))
+                {
+                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("the launched job did not end within " + limit.toMinutes() + " min (killed "
+                    + killed + "):\n" + output());
+            }
+            Thread.sleep(20);
+        }
+        return killed;
     }
 
     String stdout() throws IOException

@@ -12,19 +12,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -43,7 +39,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RankRelaunchTest
 {
     private static final Duration LIMIT = Duration.ofMinutes(10);
-    private static final Pattern CRASH = Pattern.compile("CRASHPOINT (\\S+) (\\d+)");
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
         "--dram", "2m", "--checkpoint-every", "30");
     private static final List<String> STENCIL = List.of("run", "stencil", "--grid", "64,64,64", "--tile", "16",
@@ -180,26 +175,9 @@ class RankRelaunchTest
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
             "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);
-        final Set<Long> killed = new LinkedHashSet<>();
         try
         {
-            final long deadline = System.nanoTime() + LIMIT.toNanos();
-            while (child.alive())
-            {
-                for (final long pid : crashed(child))
-                {
-                    if (killed.add(pid))
-                    {
-                        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-                    }
-                }
-                if (System.nanoTime() > deadline)
-                {
-                    throw new AssertionError("the launched job did not end within " + LIMIT.toMinutes() +
-                        " min (killed " + killed + "):\n" + child.output());
-                }
-                Thread.sleep(20);
-            }
+            final Set<Long> killed = child.killAtCrashPoints(LIMIT);
             assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
             return new Launch(child, new ObjectMapper().readTree(dir.resolve("out.json").toFile()), killed);
         }
@@ -207,17 +185,6 @@ class RankRelaunchTest
         {
             child.destroy();
         }
-    }
-
-    private static List<Long> crashed(final RankChild child) throws IOException
-    {
-        final List<Long> pids = new ArrayList<>();
-        final Matcher m = CRASH.matcher(child.stdout() + child.stderr());
-        while (m.find())
-        {
-            pids.add(Long.parseLong(m.group(2)));
-        }
-        return pids;
     }
 
     private record Launch(RankChild child, JsonNode json, Set<Long> killed)

@@ -48,7 +48,7 @@ final class RankTransfer implements AsyncTaskBody
     private final AckMessages acks;
     private final PeerSessions sessions;
     /** Whether the send was posted once already (its payload is captured). */
-    private boolean retried;
+    private boolean posted;
     /** The ssn the notice carried. */
     private volatile long noticedSsn = RankProtocol.Stamp.NONE.ssn();
 
@@ -168,11 +168,11 @@ final class RankTransfer implements AsyncTaskBody
             {
                 return sessions.ready(peer).thenCompose(ready -> sendOnce(ctx));
             }
-            if (protocol.capturesAtSend(peer) && !retried)
+            if (protocol.capturesAtSend(peer) && !posted)
             {
                 protocol.captured(RankProtocol.logTag(object.local.tag(), version, peer), ctx.buffer(object.local));
             }
-            retried = true;
+            posted = true;
             protocol.posting(peer, stamp.ssn());
             incarnation = transport.incarnation(peer);
             notice = transport.send(peer, header(noticeTag()), ssn);
