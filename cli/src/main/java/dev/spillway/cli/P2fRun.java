@@ -26,7 +26,7 @@ final class P2fRun
      *         them: its sends in the kernel's schedule, and with {@code logAll} each of its objects once more for the
      *         verification's transfers to rank 0.
      */
-    static int[] capturedBytes(final Kernel kernel, final int ranks, final int rank, final int clusters,
+    static int[] capturedBytes(final Kernel kernel, final int ranks, final int rank, final EpochPlan plan,
         final boolean logAll)
     {
         final ScheduleGraph graph = new ScheduleGraph(ranks);
@@ -34,7 +34,6 @@ final class P2fRun
         kernel.initialize(graph);
         kernel.compute(graph);
         final TransferSchedule schedule = graph.schedule();
-        final EpochPlan plan = EpochPlan.aligned(ranks, clusters, 1);
         final IntStream.Builder sizes = IntStream.builder();
         for (int i = 0; i < schedule.transfers(); i++)
         {
@@ -53,22 +52,28 @@ final class P2fRun
     /**
      * @param clusters {@code --clusters}.
      * @param every    {@code --checkpoint-every N}: the aligned cut interval.
-     * @param logAll   {@code --p2f-log-all}: log every transfer.
-     * @return this rank's protocol.
+     * @return the job's plan.
      * @throws CommandLine.ParameterException for a cluster count the job cannot have.
      */
-    static RankProtocol protocol(final CommandLine cli, final Transport transport, final int clusters,
-        final long every, final boolean logAll)
+    static EpochPlan plan(final CommandLine cli, final int ranks, final int clusters, final long every)
     {
-        final EpochPlan plan;
         try
         {
-            plan = EpochPlan.aligned(transport.size(), clusters, every);
+            return EpochPlan.aligned(ranks, clusters, every);
         }
         catch (final IllegalArgumentException e)
         {
             throw new CommandLine.ParameterException(cli, "--clusters " + clusters + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * @param plan   the job's plan ({@link #plan}).
+     * @param logAll {@code --p2f-log-all}: log every transfer.
+     * @return this rank's protocol.
+     */
+    static RankProtocol protocol(final Transport transport, final EpochPlan plan, final boolean logAll)
+    {
         if (transport.rank() == 0)
         {
             System.err.println("spillway: past-to-future logging on " + plan + (logAll ? "; every transfer is " +

@@ -235,7 +235,8 @@ final class RunCommand implements Callable<Integer>
             () -> remove(area)))
         {
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
-            final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, clusters, p2fLogAll) : new int[0];
+            final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, P2fRun.plan(spec.commandLine(), ranks,
+                clusters, Long.parseLong(checkpointEvery.trim())), p2fLogAll) : new int[0];
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks, logs);
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
             return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
@@ -282,8 +283,8 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            final RankProtocol protocol = p2f ? P2fRun.protocol(spec.commandLine(), transport, clusters,
-                Long.parseLong(checkpointEvery.trim()), p2fLogAll) : RankProtocol.NONE;
+            final RankProtocol protocol = p2f ? P2fRun.protocol(transport, P2fRun.plan(spec.commandLine(), ranks,
+                clusters, Long.parseLong(checkpointEvery.trim())), p2fLogAll) : RankProtocol.NONE;
             return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
                 !noVerify, json, traceP2f);
         }

@@ -66,7 +66,7 @@ final class JobLoss
     }
 
     /**
-     * Acts on the first peer already lost (one lost before the listener was added, or seen by a failed wait).
+     * Acts on every peer already lost (lost before the listener was added, or seen by a failed wait).
      *
      * @param atStart whether this rank is only starting: a rank that resumed from the protocol's state is at the
      *                point a lost peer rolls back to, so it waits for the peer instead of rolling back again.
