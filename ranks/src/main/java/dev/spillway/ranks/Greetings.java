@@ -182,8 +182,7 @@ final class Greetings
                 }
             }
             LOG.log(INFO, "spillway: rank " + transport.rank() + " greeted by rank " + peer + " (incarnation " +
-                incarnation + ", it holds this rank's transfers up to " + ByteBuffer.wrap(hello).getLong() + "): " +
-                list.size() + " transfer(s) sent again");
+                incarnation + "): " + list.size() + " transfer(s) sent again");
             sessions.markReady(peer);
         }
         catch (final RuntimeException ex)
