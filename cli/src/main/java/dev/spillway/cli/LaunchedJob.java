@@ -1,7 +1,7 @@
 package dev.spillway.cli;
 
-import dev.spillway.rdma.TransportConfig;
 import dev.spillway.ranks.RestartNeededException;
+import dev.spillway.rdma.TransportConfig;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -147,7 +148,7 @@ final class LaunchedJob
     Outcome awaitPartial(final int maxRestarts) throws InterruptedException, IOException
     {
         final int[] incarnations = new int[ranks];
-        java.util.Arrays.fill(incarnations, incarnation);
+        Arrays.fill(incarnations, incarnation);
         int relaunches = 0;
         while (true)
         {
@@ -180,7 +181,7 @@ final class LaunchedJob
                     return await();
                 }
                 relaunches++;
-                incarnations[r] = java.util.Arrays.stream(incarnations).max().getAsInt() + 1;
+                incarnations[r] = Arrays.stream(incarnations).max().getAsInt() + 1;
                 System.err.println("spillway launch: rank " + r + " exited with status " + s + describe(s) +
                     "; relaunching it alone as incarnation " + incarnations[r] + " (restart " + relaunches +
                     " of at most " + maxRestarts + "), the others run on");

@@ -8,6 +8,7 @@ import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.INFO;
@@ -45,7 +47,7 @@ final class Greetings
     private final int[] greeted;
     /** Per peer: how many barriers it had passed when it greeted this rank. */
     private final long[] barriers;
-    private final java.util.function.LongSupplier passed;
+    private final LongSupplier passed;
 
     /**
      * @param wireTag the transport tag of a data object's transfers.
@@ -53,7 +55,7 @@ final class Greetings
      * @param failed  told why the protocol cannot go on: the job must restart.
      */
     Greetings(final Transport transport, final Spillway local, final RankProtocol protocol,
-        final PeerSessions sessions, final Function<Data, Integer> wireTag, final java.util.function.LongSupplier passed,
+        final PeerSessions sessions, final Function<Data, Integer> wireTag, final LongSupplier passed,
         final BooleanSupplier stopped, final Consumer<String> failed)
     {
         this.passed = passed;
@@ -66,7 +68,7 @@ final class Greetings
         this.stopped = stopped;
         this.failed = failed;
         this.greeted = new int[transport.size()];
-        java.util.Arrays.fill(greeted, -1);
+        Arrays.fill(greeted, -1);
         this.replays = Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-replays");
@@ -102,7 +104,7 @@ final class Greetings
     /** @return the most barriers a peer had passed when it last greeted this rank. */
     synchronized long passedByPeers()
     {
-        return java.util.Arrays.stream(barriers).max().orElse(0);
+        return Arrays.stream(barriers).max().orElse(0);
     }
 
     private void greet(final int peer)

@@ -6,6 +6,7 @@ import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.PeerListener;
 import dev.spillway.rdma.Transport;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -25,12 +26,16 @@ final class JobLoss
     private final PeerListener listener = this::onPeerEvent;
     private volatile RestartNeededException restart;
     private final RankProtocol protocol;
+    /** Per peer: the incarnation whose loss this rank survived and said so, or -1. */
+    private final int[] survived;
 
     /** @param protocol says which losses this rank survives: it then waits for the lost rank to rejoin. */
     JobLoss(final Transport transport, final Spillway local, final GlobalCheckpoints checkpoints,
         final SubmissionCuts cuts, final RankProtocol protocol)
     {
         this.protocol = protocol;
+        this.survived = new int[transport.size()];
+        Arrays.fill(survived, -1);
         this.transport = transport;
         this.local = local;
         this.checkpoints = checkpoints;
@@ -91,6 +96,14 @@ final class JobLoss
         }
         if (protocol.active() && (protocol.survives(peer) || atStart && protocol.resumed()))
         {
+            synchronized (survived)
+            {
+                if (survived[peer] == transport.incarnation(peer))
+                {
+                    return;
+                }
+                survived[peer] = transport.incarnation(peer);
+            }
             System.err.println("spillway: rank " + transport.rank() + ": rank " + peer + " is lost (" + reason + "); " +
                 "this rank does not roll back: its transfers with rank " + peer + " wait until it rejoins");
             return;

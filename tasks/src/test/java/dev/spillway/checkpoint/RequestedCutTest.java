@@ -1,18 +1,22 @@
 package dev.spillway.checkpoint;
 
+import dev.spillway.Await;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
-import dev.spillway.Await;
 import dev.spillway.TaskHandle;
 import dev.spillway.io.StoreKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,9 +63,9 @@ class RequestedCutTest
         }
 
         @Override
-        public java.util.Map<String, byte[]> sections(final Cut cut)
+        public Map<String, byte[]> sections(final Cut cut)
         {
-            return !keepSection ? java.util.Map.of() : java.util.Map.of(SECTION, ("state at " + cut.globalIndex()).getBytes(StandardCharsets.UTF_8));
+            return !keepSection ? Map.of() : Map.of(SECTION, ("state at " + cut.globalIndex()).getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
@@ -71,7 +75,7 @@ class RequestedCutTest
             {
                 return;
             }
-            final java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect(4096);
+            final ByteBuffer dst = ByteBuffer.allocateDirect(4096);
             try
             {
                 final int n = point.read(SECTION, dst);
@@ -79,9 +83,9 @@ class RequestedCutTest
                 dst.get(0, bytes);
                 restored = bytes;
             }
-            catch (final java.io.IOException e)
+            catch (final IOException e)
             {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         }
 

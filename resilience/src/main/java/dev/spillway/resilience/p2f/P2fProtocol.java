@@ -4,6 +4,7 @@ import dev.spillway.ranks.RankProtocol;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,7 +92,7 @@ public final class P2fProtocol implements RankProtocol
         this.p2f = new PastToFuture<>(rank, ranks, plan.initialEpoch(rank), options);
         this.nextReceive = new long[ranks];
         this.heldByPeer = new long[ranks];
-        java.util.Arrays.fill(heldByPeer, -1);
+        Arrays.fill(heldByPeer, -1);
         for (int r = 0; r < ranks; r++)
         {
             receiveEpochs.add(new TreeMap<>());

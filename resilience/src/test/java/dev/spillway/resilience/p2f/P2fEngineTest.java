@@ -1,5 +1,6 @@
 package dev.spillway.resilience.p2f;
 
+import dev.spillway.Acquired;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
@@ -14,19 +15,28 @@ import dev.spillway.resilience.Checkpoints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
+import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -88,7 +98,7 @@ class P2fEngineTest
             r.logs.forEach((logTag, crc) ->
             {
                 final LoggedTransfer entry = r.sections.values().stream().map(SectionCodec::decode)
-                    .flatMap(s -> java.util.stream.IntStream.range(0, RANKS).boxed().flatMap(t -> s.logged(t).stream()))
+                    .flatMap(s -> IntStream.range(0, RANKS).boxed().flatMap(t -> s.logged(t).stream()))
                     .filter(e -> logTag.equals(e.logTag())).findFirst().orElse(null);
                 if (entry != null)
                 {
@@ -107,7 +117,7 @@ class P2fEngineTest
     private static Map<String, Long> versions()
     {
         final long[][] t = new long[TILES][BYTES / 8];
-        final Map<String, Long> crc = new java.util.HashMap<>();
+        final Map<String, Long> crc = new HashMap<>();
         for (int i = 0; i < TILES; i++)
         {
             for (int k = 0; k < t[i].length; k++)
@@ -134,7 +144,7 @@ class P2fEngineTest
 
     private static long crc(final long[] words)
     {
-        final ByteBuffer b = ByteBuffer.allocate(words.length * 8).order(java.nio.ByteOrder.nativeOrder());
+        final ByteBuffer b = ByteBuffer.allocate(words.length * 8).order(ByteOrder.nativeOrder());
         for (final long w : words)
         {
             b.putLong(w);
@@ -144,7 +154,7 @@ class P2fEngineTest
 
     private static long crc(final ByteBuffer b)
     {
-        final java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        final CRC32C c = new CRC32C();
         c.update(b.duplicate());
         return c.getValue();
     }
@@ -184,10 +194,10 @@ class P2fEngineTest
     {
         final long plain = run(dir.resolve("plain"), false, SWEEPS, true).get(0).digest;
         final Path root = Files.createDirectories(dir.resolve("recovery"));
-        final java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
-        final java.util.concurrent.CountDownLatch tookTile3 = new java.util.concurrent.CountDownLatch(1);
-        final java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
-        final java.util.concurrent.CountDownLatch tookTile7 = new java.util.concurrent.CountDownLatch(1);
+        final CountDownLatch blocked = new CountDownLatch(1);
+        final CountDownLatch tookTile3 = new CountDownLatch(1);
+        final CountDownLatch killed = new CountDownLatch(1);
+        final CountDownLatch tookTile7 = new CountDownLatch(1);
         final List<String> events = new CopyOnWriteArrayList<>();
         try (InProcessFabric fabric = new InProcessFabric(RANKS, LIMIT))
         {
@@ -202,7 +212,7 @@ class P2fEngineTest
                     {
                         final Transport first = fabric.transport(rank);
                         final long restored = GlobalCheckpoints.agreeOnRestore(first, root);
-                        final java.util.function.Consumer<String> hook = name ->
+                        final Consumer<String> hook = name ->
                         {
                             if (rank == 3 && name.equals("update 7 sweep 4") && killed.getCount() > 0)
                             {
@@ -284,7 +294,7 @@ class P2fEngineTest
             {
                 cut[0] = GlobalCheckpoints.recordedCut(root, RANKS);
             }
-            catch (final java.io.IOException e)
+            catch (final IOException e)
             {
                 return false;
             }
@@ -293,7 +303,7 @@ class P2fEngineTest
         return cut[0];
     }
 
-    private static void awaitLatch(final java.util.concurrent.CountDownLatch latch, final String what)
+    private static void awaitLatch(final CountDownLatch latch, final String what)
     {
         try
         {
@@ -409,7 +419,7 @@ class P2fEngineTest
      * @param hook     run at the start of every update task's body, with the task's name.
      */
     private RankRun runRank(final Transport transport, final Path root, final boolean p2f, final int sweeps,
-        final boolean complete, final long restored, final java.util.function.Consumer<String> hook) throws Exception
+        final boolean complete, final long restored, final Consumer<String> hook) throws Exception
     {
         final int rank = transport.rank();
         final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, restored, 0);
@@ -439,7 +449,7 @@ class P2fEngineTest
                     final Data log = ds.local().lookup(RankProtocol.logTag(x.object, x.version, x.target));
                     if (log != null)
                     {
-                        try (dev.spillway.Acquired a = ds.local().acquire(log))
+                        try (Acquired a = ds.local().acquire(log))
                         {
                             run.logs.put(log.tag(), crc(a.buffer().duplicate().position(0).limit(BYTES)));
                         }
@@ -466,7 +476,7 @@ class P2fEngineTest
 
     /** Fills the tiles, sweeps them in place (each tile from its ring neighbours), then digests them on rank 0. */
     private static void submit(final DistributedSpillway ds, final Data[] tiles, final int sweeps,
-        final long[] digest, final java.util.function.Consumer<String> hook)
+        final long[] digest, final Consumer<String> hook)
     {
         for (int i = 0; i < TILES; i++)
         {
@@ -519,8 +529,8 @@ class P2fEngineTest
         }
     }
 
-    private static void awaitUntil(final java.util.function.BooleanSupplier condition,
-        final java.util.function.Supplier<String> what) throws InterruptedException
+    private static void awaitUntil(final BooleanSupplier condition,
+        final Supplier<String> what) throws InterruptedException
     {
         final long deadline = System.nanoTime() + LIMIT.toNanos();
         while (!condition.getAsBoolean())
