@@ -6,7 +6,6 @@ import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -100,7 +99,7 @@ final class AckMessages
                     return;
                 }
             }
-            final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            final Throwable cause = CutMessages.unwrap(e);
             if (e == null || cause instanceof TransportTimeoutException)
             {
                 listen(source, buffer);

@@ -130,7 +130,8 @@ final class CutMessages
         }, executor);
     }
 
-    private static Throwable unwrap(final Throwable e)
+    /** @return the cause of a {@link CompletionException}, else {@code e}. */
+    static Throwable unwrap(final Throwable e)
     {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }

@@ -10,7 +10,6 @@ import dev.spillway.rdma.TransportTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -148,7 +147,7 @@ final class Greetings
                 listen(peer, buffer);
                 return;
             }
-            final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            final Throwable cause = CutMessages.unwrap(e);
             if (cause instanceof TransportTimeoutException)
             {
                 listen(peer, buffer);
