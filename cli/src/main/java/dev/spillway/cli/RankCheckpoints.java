@@ -34,7 +34,8 @@ final class RankCheckpoints
         Checkpoints.check(every, mtbfSeconds);
         // A rank started again alone (past-to-future logging) rejoins ranks that run on: it reads the record itself.
         final long restored = transport instanceof UcxTransport ucx && ucx.rejoined() ?
-            GlobalCheckpoints.recordedCut(root, transport.size()) : GlobalCheckpoints.agreeOnRestore(transport, root);
+            GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
+            GlobalCheckpoints.agreeOnRestore(transport, root);
         final FileCheckpointStore store = Checkpoints.store(root.resolve("rank-" + transport.rank()))
             .globalCut(restored).open();
         try

@@ -5,15 +5,19 @@ import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.ranks.DistributedSpillway;
-import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RankProtocol;
+import dev.spillway.ranks.RecoveryOutcome;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * {@code run} as one rank of a job ({@code SPILLWAY_RANK} etc. set): the rank runs the graph with the others, then
@@ -91,6 +95,10 @@ final class RankRun
             {
                 out.put("recovery", recovery);
             }
+            if (!runtime.recoveryOutcomes().isEmpty())
+            {
+                out.put("recovery_sessions", recoverySessions(runtime.recoveryOutcomes(), transport.size()));
+            }
         }
         summary.print(result, null);
         System.out.print(RankFigures.describe(all));
@@ -100,5 +108,24 @@ final class RankRun
         }
         RunSummary.write(json, out);
         return RunSummary.verdict(result);
+    }
+
+    /** Rank 0's recovery sessions: who was lost, the cut each rank the line named restarts from, who ran on. */
+    private static List<Map<String, Object>> recoverySessions(final List<RecoveryOutcome> outcomes, final int ranks)
+    {
+        final List<Map<String, Object>> sessions = new ArrayList<>();
+        for (final RecoveryOutcome o : outcomes)
+        {
+            final Map<String, Object> s = new LinkedHashMap<>();
+            s.put("session", o.session());
+            s.put("lost", o.lost());
+            final Map<String, Object> back = new LinkedHashMap<>();
+            o.rolledBack().forEach((r, cut) -> back.put(Integer.toString(r), cut < 0 ? "start" : cut));
+            s.put("rolled_back_to", back);
+            s.put("runs_on", IntStream.range(0, ranks).filter(r -> !o.rolledBack().containsKey(r)).boxed().toList());
+            s.put("line_s", o.lineSeconds());
+            sessions.add(s);
+        }
+        return sessions;
     }
 }

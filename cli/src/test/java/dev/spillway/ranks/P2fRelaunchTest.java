@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -16,19 +17,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code launch -n 4 --max-restarts K run … --p2f --clusters 2}: a rank of cluster 1 (ranks 2 and 3) killed with
- * {@code kill -9} at a named point is started again alone, its cluster partner stops and starts again with it, and
- * ranks 0 and 1 run on in their first process, sending again what the restarted ranks lost; a rank of cluster 0 killed
- * rolls every rank back, and the launcher relaunches the job. Every result equals the failure-free run's. Kills come
- * from the ranks' own {@code CRASHPOINT} lines.
+ * {@code kill -9} at a named point is started again alone; rank 0's recovery line names its cluster partner, which
+ * stops and starts again to the named cut, and ranks 0 and 1 run on in their first process, sending again what the
+ * restarted ranks lost. A rank of cluster 0 killed rolls rank 0 back, and the launcher relaunches the job. Every
+ * result equals the failure-free run's. Kills come from the ranks' own {@code CRASHPOINT} lines.
  */
 @Tag("process")
 class P2fRelaunchTest
@@ -36,8 +39,11 @@ class P2fRelaunchTest
     private static final Duration LIMIT = Duration.ofMinutes(10);
     private static final Pattern STARTED = Pattern.compile("spillway launch: rank (\\d) pid (\\d+) incarnation");
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
-        "--dram", "4m", "--checkpoint-every", "40", "--p2f", "--clusters", "2");
+        "--dram", "4m", "--checkpoint-every", "40", "--p2f");
+    /** Seeded random kills; CI runs 4, {@code -Dspillway.test.p2fRandomKills=20} more. */
+    private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.p2fRandomKills", 4);
     private static String reference;
+    private static JsonNode plain;
 
     @TempDir
     static Path shared;
@@ -48,7 +54,7 @@ class P2fRelaunchTest
     static void failureFree() throws Exception
     {
         RankChildSupport.requireUcx();
-        final JsonNode plain = launch(shared.resolve("plain"), List.of()).json;
+        plain = launch(shared.resolve("plain"), List.of(), 2).json;
         assertTrue(plain.get("verified").asBoolean(), plain.toString());
         reference = plain.get("result_checksum").asText();
     }
@@ -59,7 +65,7 @@ class P2fRelaunchTest
         "2:" + CrashPoints.TRANSFER_SEND + ":12"})
     void onlyTheLostRanksClusterStartsAgain(final String spec) throws Exception
     {
-        final Launch launch = launch(dir, List.of("--crash-at", spec));
+        final Launch launch = launch(dir, List.of("--crash-at", spec), 2);
         assertEquals(reference, launch.json.get("result_checksum").asText(), "the result after the recovery\n" +
             launch.output);
         assertEquals(List.of(1, 1, 2, 2), launch.processesPerRank(), "ranks 0 and 1 run on in one process each; " +
@@ -69,22 +75,85 @@ class P2fRelaunchTest
         assertTrue(p2f.get("logged").asLong() > 0, p2f.toString());
     }
 
+    /**
+     * Four clusters of one rank: rank 0's recovery line sends back the lost rank 1 and rank 3, which sends it
+     * unlogged transfers (a higher cluster), but not rank 2: it sends rank 1 nothing, and what it sends rank 3 goes up
+     * a cluster and is logged. The cluster rule ("the lost rank's cluster and those above") would roll back rank 2.
+     */
+    @Test
+    void theRecoveryLineNamesTheRanksToRollBack() throws Exception
+    {
+        final Launch launch = launch(dir, List.of("--crash-at", "1:" + CrashPoints.IN_TASK + ":40"), 4);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
+        assertEquals(List.of(1, 2, 1, 2), launch.processesPerRank(), launch.output);
+        final JsonNode session = launch.json.get("recovery_sessions").get(0);
+        assertEquals("[1]", session.get("lost").toString(), session.toString());
+        assertEquals("[0,2]", session.get("runs_on").toString(), session.toString());
+        assertTrue(launch.output.contains("recovery session 1: the recovery line rolls back rank 1 to the cut at " +
+            "global index"), launch.output);
+    }
+
+    /**
+     * Two losses: rank 3 killed twice, the second time while its relaunch re-executes (a loss during a recovery), and
+     * ranks 2 and 3 killed at once. Each loss opens a recovery session of its own; cluster 0 runs on.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"3:" + CrashPoints.IN_TASK + ":40 3:" + CrashPoints.IN_TASK + ":5@1",
+        "2:" + CrashPoints.IN_TASK + ":40 3:" + CrashPoints.IN_TASK + ":40"})
+    void twoLossesRollBackOnlyTheUpperCluster(final String specs) throws Exception
+    {
+        final List<String> args = new ArrayList<>();
+        for (final String spec : specs.split(" "))
+        {
+            args.addAll(List.of("--crash-at", spec));
+        }
+        final Launch launch = launch(dir, args, 2);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
+        assertEquals(List.of(1, 1), launch.processesPerRank().subList(0, 2), launch.output);
+        assertTrue(launch.killed == 2 || !specs.contains("@1"), "rank 3's relaunch must be killed too\n" +
+            launch.output);
+    }
+
+    /** Seed s kills rank s % 4 (ranks 0 and 1 are cluster 0: the job starts again whole) at a random task. */
+    static IntStream seeds()
+    {
+        return IntStream.range(0, RANDOM_KILLS);
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void survivesAKillAtASeededRandomTask(final int seed) throws Exception
+    {
+        final int victim = seed % 4;
+        final long tasks = plain.get("per_rank").get(victim).get("tasks").asLong();
+        final long hit = 1 + new Random(seed).nextLong(tasks);
+        final Launch launch = launch(dir, List.of("--crash-at", victim + ":" + CrashPoints.IN_TASK + ":" + hit), 2);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), "kill of rank " + victim + " at its " +
+            "task " + hit + " of " + tasks + "\n" + launch.output);
+        if (victim >= 2)
+        {
+            assertEquals(List.of(1, 1), launch.processesPerRank().subList(0, 2), "cluster 0 runs on when rank " +
+                victim + " is killed at its task " + hit + "\n" + launch.output);
+        }
+    }
+
     /** Rank 1 is in the lowest cluster: every rank depends on it, so the job starts again whole. */
     @Test
     void aLossInTheLowestClusterRestartsTheJob() throws Exception
     {
-        final Launch launch = launch(dir, List.of("--crash-at", "1:" + CrashPoints.IN_TASK + ":40"));
+        final Launch launch = launch(dir, List.of("--crash-at", "1:" + CrashPoints.IN_TASK + ":40"), 2);
         assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
         assertTrue(launch.output.contains("relaunching all 4 ranks"), launch.output);
     }
 
-    /** Runs {@code launch -n 4 <launch> LU…}, killing every rank that reports a crash point. */
-    private static Launch launch(final Path dir, final List<String> launchArgs) throws Exception
+    /** Runs {@code launch -n 4 <launch> LU… --clusters <clusters>}, killing every rank that reports a crash point. */
+    private static Launch launch(final Path dir, final List<String> launchArgs, final int clusters) throws Exception
     {
         Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "4", "--max-restarts", "6"));
         all.addAll(launchArgs);
         all.addAll(LU);
+        all.addAll(List.of("--clusters", Integer.toString(clusters)));
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
             "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);
@@ -92,9 +161,11 @@ class P2fRelaunchTest
         {
             final Set<Long> killed = child.killAtCrashPoints(LIMIT);
             assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
-            assertEquals(launchArgs.isEmpty() ? 0 : 1, killed.size(), "the armed crash point must be reached and " +
-                "killed\n" + child.output());
-            return new Launch(child.output(), new ObjectMapper().readTree(dir.resolve("out.json").toFile()));
+            final long armed = launchArgs.stream().filter("--crash-at"::equals).count();
+            assertTrue(armed == 0 ? killed.isEmpty() : !killed.isEmpty() && killed.size() <= armed, "an armed crash " +
+                "point must be reached and killed (" + killed.size() + " of " + armed + ")\n" + child.output());
+            return new Launch(child.output(), new ObjectMapper().readTree(dir.resolve("out.json").toFile()),
+                killed.size());
         }
         finally
         {
@@ -102,7 +173,7 @@ class P2fRelaunchTest
         }
     }
 
-    private record Launch(String output, JsonNode json)
+    private record Launch(String output, JsonNode json, int killed)
     {
         /** @return how many processes the launcher started for each rank. */
         List<Integer> processesPerRank() throws IOException

@@ -60,6 +60,10 @@ final class AckMessages
     /** Acknowledges to {@code source} the transfers {@code acks} name; a failure (a lost peer) is left to loss handling. */
     void send(final int source, final Iterable<RankProtocol.Ack> acks)
     {
+        if (stopped.getAsBoolean())
+        {
+            return;
+        }
         for (final RankProtocol.Ack ack : acks)
         {
             transport.send(source, new Header(Header.NO_RANK, ACK_TAG, ack.epoch(), 0, ack.ssn()), PAYLOAD)

@@ -14,7 +14,9 @@ import dev.spillway.spi.TaskDeclarations;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
 
+import java.io.IOException;
 import java.util.IdentityHashMap;
+import java.util.List;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -65,6 +67,7 @@ public final class DistributedSpillway implements TaskRuntime
     private final AckMessages acks;
     private final PeerSessions sessions;
     private final Greetings greetings;
+    private final RecoverySessions recovery;
     private volatile boolean closed;
     /** Barriers this rank passed. */
     private volatile long barriers;
@@ -121,14 +124,17 @@ public final class DistributedSpillway implements TaskRuntime
         {
             checkpoints.attach(transport, this);
         }
-        this.acks = protocol.active() ? new AckMessages(transport, protocol, sessions, () -> closed,
+        this.acks = protocol.active() ? new AckMessages(transport, protocol, sessions, this::stopping,
             why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         this.greetings = protocol.active() ? new Greetings(transport, local, protocol, sessions, this::wireTag,
-            () -> barriers, () -> closed, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+            () -> barriers, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+        this.recovery = protocol.active() ? new RecoverySessions(transport, protocol, sessions, checkpoints,
+            this::rollBack, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();
             greetings.start();
+            recovery.start();
         }
     }
 
@@ -151,6 +157,33 @@ public final class DistributedSpillway implements TaskRuntime
     public RankProtocol protocol()
     {
         return protocol;
+    }
+
+    /** @return whether this rank closed or stops for a restart: it answers no peer's protocol messages any more. */
+    private boolean stopping()
+    {
+        return closed || loss.restart() != null;
+    }
+
+    /** A recovery line sends this rank back to {@code cut}: it records the cut for its next incarnation and stops. */
+    private void rollBack(final long cut, final String why)
+    {
+        try
+        {
+            checkpoints.rollBackTo(cut);
+        }
+        catch (final IOException e)
+        {
+            restartNeeded("rank " + rank + ": " + why + ", but it cannot record that (" + e.getMessage() + ")", -1);
+            return;
+        }
+        loss.rollBack(why);
+    }
+
+    /** @return the recovery sessions rank 0 coordinated so far (empty elsewhere, and without a protocol). */
+    public List<RecoveryOutcome> recoveryOutcomes()
+    {
+        return recovery == null ? List.of() : recovery.outcomes();
     }
 
     /** Rank 0 or a rank's checkpoint asks for a restart from the newest global checkpoint. */
@@ -321,6 +354,7 @@ public final class DistributedSpillway implements TaskRuntime
         {
             transport.removePeerListener(sessions);
             greetings.close();
+            recovery.close();
         }
         if (checkpoints == null)
         {

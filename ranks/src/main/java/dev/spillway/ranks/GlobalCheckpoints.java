@@ -10,7 +10,10 @@ import dev.spillway.rdma.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.BitSet;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,6 +48,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 {
     /** The file, beside the ranks' directories, in which rank 0 records the newest global commit. */
     public static final String RECORD = "global-commit";
+    /** Beside the record: {@code rolled-back-R} names the cut a recovery line sent rank R back to. */
+    public static final String ROLL_BACK_PREFIX = "rolled-back-";
     private static final System.Logger LOG = System.getLogger(GlobalCheckpoints.class.getName());
     private static final long TICK_MS = 20;
 
@@ -148,6 +153,47 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     public static long recordedCut(final Path root, final int ranks) throws IOException
     {
         return new GlobalCommitRecord(root.resolve(RECORD)).read(ranks);
+    }
+
+    /**
+     * For a rank started again alone while the others run (past-to-future logging): the cut a recovery line sent
+     * this rank back to, if it stopped for that (the record is then consumed), else the job's newest global commit.
+     *
+     * @return the global index to restore, or {@link Cut#LOCAL} for the start.
+     */
+    public static long rejoinCut(final Path root, final int rank, final int ranks) throws IOException
+    {
+        final Path rollBack = rollBackRecord(root, rank);
+        if (!Files.exists(rollBack))
+        {
+            return recordedCut(root, ranks);
+        }
+        final String text = Files.readString(rollBack, StandardCharsets.US_ASCII).trim();
+        final long cut;
+        try
+        {
+            cut = Long.parseLong(text);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IOException(rollBack + " is not a cut's global index: '" + text + "'", e);
+        }
+        Files.delete(rollBack);
+        return cut;
+    }
+
+    private static Path rollBackRecord(final Path root, final int rank)
+    {
+        return root.resolve(ROLL_BACK_PREFIX + rank);
+    }
+
+    /** Records, before this rank stops, the cut a recovery line sends it back to, for its next incarnation. */
+    void rollBackTo(final long cut) throws IOException
+    {
+        final Path target = rollBackRecord(root, transport.rank());
+        final Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        Files.writeString(tmp, cut + "\n", StandardCharsets.US_ASCII);
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** @return the global cut this job resumed from, or {@link Cut#LOCAL}. */
@@ -371,6 +417,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             return;
         }
         lastLocalCommitted = cut.globalIndex();
+        protocol.cutCommitted(cut.globalIndex());
         if (transport.rank() == DistributedSpillway.ROOT)
         {
             // A generation may commit while the runtime closes, after the executor was shut down. The IO thread

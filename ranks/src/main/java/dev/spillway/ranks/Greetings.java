@@ -143,7 +143,8 @@ final class Greetings
                 {
                     barriers[peer] = peerBarriers;
                 }
-                replays.execute(() -> greetedBy(peer, m.header().incarnation(), hello));
+                // Not while a recovery session decides whether this rank rolls back: its hello would then be wrong.
+                sessions.released().thenRunAsync(() -> greetedBy(peer, m.header().incarnation(), hello), replays);
                 listen(peer, buffer);
                 return;
             }
@@ -162,6 +163,10 @@ final class Greetings
     /** On the replay thread: answers a new incarnation, sends the peer's replays in order, then lets transfers go. */
     private void greetedBy(final int peer, final int incarnation, final byte[] hello)
     {
+        if (stopped.getAsBoolean())
+        {
+            return;
+        }
         try
         {
             final boolean answer;

@@ -94,7 +94,7 @@ final class JobLoss
         {
             return;
         }
-        if (protocol.active() && (protocol.survives(peer) || atStart && protocol.resumed()))
+        if (protocol.active() && (peer != DistributedSpillway.ROOT || atStart && protocol.resumed()))
         {
             synchronized (survived)
             {
@@ -105,7 +105,8 @@ final class JobLoss
                 survived[peer] = transport.incarnation(peer);
             }
             System.err.println("spillway: rank " + transport.rank() + ": rank " + peer + " is lost (" + reason + "); " +
-                "this rank does not roll back: its transfers with rank " + peer + " wait until it rejoins");
+                "this rank runs on unless rank 0's recovery line rolls it back: its transfers with rank " + peer +
+                " wait until it rejoins");
             return;
         }
         if (checkpoints == null)
@@ -119,11 +120,27 @@ final class JobLoss
     }
 
     /**
-     * The job must restart from its newest global checkpoint (first call wins).
+     * The job must restart from its newest global checkpoint.
      *
      * @param lostRank the rank lost, or -1 when the cause is not a loss.
      */
     void restartNeeded(final String why, final int lostRank)
+    {
+        stop("stopped for a restart: " + why + "; the job resumes from its newest global checkpoint (" +
+            (checkpoints.globallyCommitted() < 0 ? "none yet" : "the cut at global index " +
+                checkpoints.globallyCommitted()) + ") when started again with a higher SPILLWAY_INCARNATION",
+            lostRank < 0 ? List.of() : List.of(lostRank));
+    }
+
+    /** A recovery line rolls this rank back: it stops, to resume where {@code why} says when started again. */
+    void rollBack(final String why)
+    {
+        stop("stopped to roll back: " + why + "; it resumes there when started again with a higher " +
+            "SPILLWAY_INCARNATION", List.of());
+    }
+
+    /** Stops this rank for a restart (first call wins). */
+    private void stop(final String what, final List<Integer> lostRanks)
     {
         final RestartNeededException e;
         synchronized (this)
@@ -132,10 +149,7 @@ final class JobLoss
             {
                 return;
             }
-            e = new RestartNeededException("rank " + transport.rank() + " stopped for a restart: " + why + "; the " +
-                "job resumes from its newest global checkpoint (" + (checkpoints.globallyCommitted() < 0 ?
-                "none yet" : "the cut at global index " + checkpoints.globallyCommitted()) + ") when started again " +
-                "with a higher SPILLWAY_INCARNATION", lostRank < 0 ? List.of() : List.of(lostRank),
+            e = new RestartNeededException("rank " + transport.rank() + " " + what, lostRanks,
                 System.currentTimeMillis());
             restart = e;
         }

@@ -19,6 +19,8 @@ final class PeerSessions implements PeerListener
     private final CompletableFuture<Void>[] ready;
     private final CompletableFuture<Void>[] rejoin;
     private final Object[] posting;
+    private CompletableFuture<Void> held = CompletableFuture.completedFuture(null);
+    private String heldFor = "";
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     PeerSessions(final Transport transport)
@@ -44,10 +46,47 @@ final class PeerSessions implements PeerListener
         return posting[peer];
     }
 
-    /** @return completes once {@code peer} may take transfers (at once while it is up and greeted). */
+    /**
+     * @return completes once {@code peer} may take transfers: at once while it is up and greeted, and no recovery
+     *         session holds every send.
+     */
     synchronized CompletableFuture<Void> ready(final int peer)
     {
-        return ready[peer];
+        return held.isDone() ? ready[peer] : held.thenCompose(open -> ready(peer));
+    }
+
+    /** @return what a send to {@code peer} that is not {@link #ready} waits for. */
+    synchronized String waitReason(final int peer)
+    {
+        return !held.isDone() ? heldFor : "rank " + peer + " to rejoin and greet this rank (it was lost or this rank " +
+            "restarted)";
+    }
+
+    /** Holds every send until {@link #release}: a recovery session needs this rank's sends to stand still. */
+    synchronized void hold(final String why)
+    {
+        if (held.isDone())
+        {
+            held = new CompletableFuture<>();
+        }
+        heldFor = why;
+    }
+
+    /** @return completes once no recovery session holds this rank's sends. */
+    synchronized CompletableFuture<Void> released()
+    {
+        return held;
+    }
+
+    /** Sends go on (to peers that are ready). */
+    void release()
+    {
+        final CompletableFuture<Void> h;
+        synchronized (this)
+        {
+            h = held;
+        }
+        h.complete(null);
     }
 
     /** {@code peer} must greet this rank before it takes transfers: it was lost, or this rank restarted. */

@@ -2,6 +2,7 @@ package dev.spillway.ranks;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A rank's message-logging protocol (past-to-future logging, spec §A.4), driven by {@link DistributedSpillway}: it
@@ -147,14 +148,37 @@ public interface RankProtocol
     {
     }
 
-    /**
-     * @return whether this rank keeps running when {@code lostRank} is lost (it does not roll back); otherwise it
-     *         stops, to be relaunched from the job's newest global checkpoint.
-     */
-    default boolean survives(final int lostRank)
+    /** This rank committed its generation of the cut at {@code globalIndex}: the recovery line may send it there. */
+    default void cutCommitted(final long globalIndex)
     {
-        return false;
     }
+
+    /**
+     * A recovery session asks this rank, which runs on, what the recovery line needs: its dependencies and the
+     * generations it can restart from. Called with no send being posted.
+     *
+     * @return the report, for {@link #recoveryLine} on rank 0.
+     */
+    default byte[] recoveryReport()
+    {
+        return new byte[0];
+    }
+
+    /**
+     * Rank 0, in a recovery session: the recovery line.
+     *
+     * @param restoring per lost rank, the global index of the cut it restores ({@code Cut.LOCAL}: the start).
+     * @param reports   per other rank, its {@link #recoveryReport}.
+     * @return per rank, the global index of the cut to restart from ({@code Cut.LOCAL}: the start), or
+     *         {@link #KEEPS_RUNNING}.
+     */
+    default long[] recoveryLine(final Map<Integer, Long> restoring, final Map<Integer, byte[]> reports)
+    {
+        throw new UnsupportedOperationException("this protocol computes no recovery line");
+    }
+
+    /** In {@link #recoveryLine}: a rank that does not roll back. */
+    long KEEPS_RUNNING = Long.MAX_VALUE;
 
     /** @return whether this incarnation resumed from the protocol's state: it greets every peer before sending. */
     default boolean resumed()

@@ -118,7 +118,7 @@ final class RankTransfer implements AsyncTaskBody
     @Override
     public String gateReason()
     {
-        return send ? "rank " + peer + " to rejoin and greet this rank (it was lost or this rank restarted)" :
+        return send ? (sessions == null ? "nothing" : sessions.waitReason(peer)) :
             "rank " + peer + " to send '" + object.local.tag() + "' v" + version + (protocol.active() ?
                 " (transfer " + stamp.ssn() + " of their channel, incarnation " + transport.incarnation(peer) + ")" :
                 "");
@@ -144,7 +144,7 @@ final class RankTransfer implements AsyncTaskBody
             {
                 acknowledge(m);
             }
-        });
+        }).applyToEither(jobLost, ignored -> null);
     }
 
     /**

@@ -42,6 +42,11 @@ public final class TransportConfig
     public static final int MAX_INCARNATION = (1 << 15) - 1;
     /** How long a peer may be silent before it is declared lost, unless {@link Builder#failureTimeout} says. */
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Default bound on the rendezvous: long enough for the slowest rank's JVM to start on a loaded host (under four
+     * CPU hogs on 2 cores it took over 30 s), short enough that a coordinator that never comes is reported.
+     */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(120);
 
     private final int rank;
     private final int size;
@@ -222,7 +227,10 @@ public final class TransportConfig
         return allowNonLoopback;
     }
 
-    /** @return bound on the whole rendezvous, and on each other start-up step (the UCX worker, the endpoints). */
+    /**
+     * @return bound on the whole rendezvous, and on each other start-up step (the UCX worker, the endpoints); default
+     *         {@link #DEFAULT_CONNECT_TIMEOUT}.
+     */
     public Duration connectTimeout()
     {
         return connectTimeout;
@@ -290,7 +298,7 @@ public final class TransportConfig
         private InetSocketAddress coordinator;
         private byte[] secret;
         private boolean allowNonLoopback;
-        private Duration connectTimeout = Duration.ofSeconds(30);
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration operationTimeout = Duration.ofSeconds(30);
         private Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
         private Duration idleMaxPark = Duration.ofNanos(50_000);

@@ -90,6 +90,47 @@ public final class EpochPlan
         return initialEpoch(rank) + (int) (aligned ? globalIndex / interval : cutsAtOrBefore(rank, localSeq));
     }
 
+    /** @return whether every rank cuts at the same global indices. */
+    public boolean aligned()
+    {
+        return aligned;
+    }
+
+    /**
+     * @param rank        a rank.
+     * @param globalIndex the global index of an aligned cut, or a negative value for none (the run's start).
+     * @return the epoch {@code rank} is in right after that cut.
+     */
+    public int epochAfterCut(final int rank, final long globalIndex)
+    {
+        requireAligned();
+        return globalIndex < 0 ? initialEpoch(rank) : epoch(rank, globalIndex, 0);
+    }
+
+    /**
+     * @param rank  a rank.
+     * @param epoch one of its epochs.
+     * @return the global index of the aligned cut that opens {@code epoch} on {@code rank}, or -1 for its initial one.
+     */
+    public long cutOpening(final int rank, final int epoch)
+    {
+        requireAligned();
+        if (epoch < initialEpoch(rank))
+        {
+            throw new IllegalArgumentException("rank " + rank + " starts in epoch " + initialEpoch(rank) + ", not " +
+                epoch);
+        }
+        return epoch == initialEpoch(rank) ? -1 : (epoch - initialEpoch(rank)) * interval;
+    }
+
+    private void requireAligned()
+    {
+        if (!aligned)
+        {
+            throw new IllegalStateException("cuts at global indices need an aligned plan, not " + this);
+        }
+    }
+
     private long cutsAtOrBefore(final int rank, final long localSeq)
     {
         long cuts = Math.max(0, localSeq / interval - 1);

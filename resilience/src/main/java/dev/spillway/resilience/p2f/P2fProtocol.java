@@ -54,6 +54,8 @@ public final class P2fProtocol implements RankProtocol
     private long replayed;
     private long suppressedSends;
     private boolean resumed;
+    /** The epochs this rank's restorable generations open, its initial epoch (a restart from the start) included. */
+    private final TreeSet<Integer> committedEpochs = new TreeSet<>();
     /** Per target: sends posted that await their ack. */
     private final List<TreeSet<Long>> done = new ArrayList<>();
     /** Per target: the transfers sent again since it last greeted this rank. */
@@ -90,6 +92,7 @@ public final class P2fProtocol implements RankProtocol
         this.plan = plan;
         this.options = options;
         this.p2f = new PastToFuture<>(rank, ranks, plan.initialEpoch(rank), options);
+        committedEpochs.add(plan.initialEpoch(rank));
         this.nextReceive = new long[ranks];
         this.heldByPeer = new long[ranks];
         Arrays.fill(heldByPeer, -1);
@@ -238,6 +241,7 @@ public final class P2fProtocol implements RankProtocol
         }
         p2f = PastToFuture.restore(state, options);
         resumed = true;
+        committedEpochs.add(p2f.epoch());
         for (int r = 0; r < nextReceive.length; r++)
         {
             nextReceive[r] = state.lastAccepted(r) + 1;
@@ -249,6 +253,7 @@ public final class P2fProtocol implements RankProtocol
     {
         final int gc = plan.epoch(0, globalIndex, 0);
         p2f.collect(gc);
+        committedEpochs.headSet(plan.epochAfterCut(rank, globalIndex), false).removeIf(e -> e != plan.initialEpoch(rank));
         held.values().removeIf(h -> h.receiveEpoch < gc);
     }
 
@@ -270,10 +275,50 @@ public final class P2fProtocol implements RankProtocol
         return h == null ? null : ByteBuffer.allocateDirect(h.bytes.length).put(h.bytes).flip();
     }
 
+    /**
+     * This rank's dependencies, those of the non-logged transfers it posted and that await their ack included (at
+     * the epoch the aligned cuts say their receiver takes them in), and its committed floors.
+     */
     @Override
-    public boolean survives(final int lostRank)
+    public synchronized byte[] recoveryReport()
     {
-        return plan.cluster(rank) < plan.cluster(lostRank);
+        final SentPerEpoch.Builder depends = SentPerEpoch.builder();
+        p2f.dependencies().forEach(depends::add);
+        for (int target = 0; target < done.size(); target++)
+        {
+            for (final long ssn : done.get(target))
+            {
+                final LoggedTransfer payload = p2f.awaiting(target, ssn);
+                if (payload != null && payload.logTag() == null)
+                {
+                    final int sendEpoch = p2f.awaitingEpoch(target, ssn);
+                    depends.add(target, sendEpoch, sendEpoch + plan.initialEpoch(target) - plan.initialEpoch(rank));
+                }
+            }
+        }
+        return new RecoveryReport(rank, depends.build(), new TreeSet<>(committedEpochs)).encode();
+    }
+
+    @Override
+    public long[] recoveryLine(final Map<Integer, Long> restoring, final Map<Integer, byte[]> reports)
+    {
+        final Map<Integer, RecoveryReport> decoded = new HashMap<>();
+        reports.forEach((r, bytes) ->
+        {
+            final RecoveryReport report = RecoveryReport.decode(bytes);
+            if (report.rank() != r)
+            {
+                throw new IllegalArgumentException("rank " + r + " sent the recovery report of rank " + report.rank());
+            }
+            decoded.put(r, report);
+        });
+        return new RecoveryCoordinator(plan, nextReceive.length).line(restoring, decoded);
+    }
+
+    @Override
+    public synchronized void cutCommitted(final long globalIndex)
+    {
+        committedEpochs.add(plan.epochAfterCut(rank, globalIndex));
     }
 
     @Override

@@ -366,6 +366,13 @@ public final class PastToFuture<P>
         return sent == null ? null : sent.payload();
     }
 
+    /** @return the epoch the transfer to {@code target} at {@code ssn} was sent in, if it awaits its ack, else -1. */
+    public int awaitingEpoch(final int target, final long ssn)
+    {
+        final OutChannel.Sent<P> sent = out[target].nonAck.get(ssn);
+        return sent == null ? -1 : sent.epoch();
+    }
+
     /** @return how many transfers sent before {@code cut} still await their ack. */
     public int awaitingAcksBefore(final EpochCut cut)
     {

@@ -38,6 +38,18 @@ public final class SentPerEpoch
         return byTarget.keySet();
     }
 
+    /** One dependency: {@code target} received a non-logged transfer sent in {@code sendEpoch} in {@code receiveEpoch}. */
+    public interface Visitor
+    {
+        void dependency(int target, int sendEpoch, int receiveEpoch);
+    }
+
+    /** Visits every target and sender epoch with its latest receive epoch. */
+    public void forEach(final Visitor visitor)
+    {
+        byTarget.forEach((target, epochs) -> epochs.forEach((es, er) -> visitor.dependency(target, es, er)));
+    }
+
     /** Collects dependencies one non-logged transfer at a time. */
     public static final class Builder
     {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -38,6 +40,7 @@ import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -249,8 +252,8 @@ class P2fEngineTest
                         {
                             awaitLatch(killed, "the test to kill rank 3");
                         }
-                        final long cut = GlobalCheckpoints.recordedCut(root, RANKS);
-                        events.add("rank " + rank + " restarts from the global cut at " + cut);
+                        final long cut = GlobalCheckpoints.rejoinCut(root, rank, RANKS);
+                        events.add("rank " + rank + " restarts from the cut at " + cut);
                         return runRank(fabric.revive(rank), root, true, SWEEPS, true, cut, name -> { });
                     }));
                 }
@@ -602,6 +605,19 @@ class P2fEngineTest
         }
     }
 
+    @Test
+    void theCapturingProtocolForwardsEveryCall()
+    {
+        for (final Method m : RankProtocol.class.getMethods())
+        {
+            if (!Modifier.isStatic(m.getModifiers()))
+            {
+                assertDoesNotThrow(() -> Capturing.class.getDeclaredMethod(m.getName(), m.getParameterTypes()),
+                    "Capturing must forward RankProtocol." + m.getName() + ", or the engine tests run without it");
+            }
+        }
+    }
+
     /** Passes every call on, keeping the sections it gives. */
     private static final class Capturing implements RankProtocol
     {
@@ -698,9 +714,21 @@ class P2fEngineTest
         }
 
         @Override
-        public boolean survives(final int lostRank)
+        public void cutCommitted(final long globalIndex)
         {
-            return delegate.survives(lostRank);
+            delegate.cutCommitted(globalIndex);
+        }
+
+        @Override
+        public byte[] recoveryReport()
+        {
+            return delegate.recoveryReport();
+        }
+
+        @Override
+        public long[] recoveryLine(final Map<Integer, Long> restoring, final Map<Integer, byte[]> reports)
+        {
+            return delegate.recoveryLine(restoring, reports);
         }
 
         @Override

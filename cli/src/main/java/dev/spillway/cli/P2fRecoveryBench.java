@@ -1,0 +1,213 @@
+package dev.spillway.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.UcxTransport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spillway bench p2f-recovery}: what a {@code kill -9} costs with past-to-future logging against the global
+ * restart. For every rank in turn, the same LU run on R ranks is killed at the same task of that rank: once with
+ * aligned checkpoints only (the job starts again whole) and once with {@code --p2f} for each cluster count. Reported:
+ * the share of ranks rolled back (from rank 0's {@code recovery_sessions}; a relaunch of the whole job counts as all)
+ * against {@code (p+1)/(2p)}, and each run's wall time beyond the failure-free run of its configuration.
+ */
+@Command(name = "p2f-recovery", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Recovery under past-to-future logging (run --p2f) against the global restart: LU on R ranks, " +
+        "each rank killed in turn at the same task; the ranks rolled back and the time lost to the kill.",
+        "Example: spillway bench p2f-recovery --ranks 4 --n 4096 --tile 512 --clusters 2,4"})
+final class P2fRecoveryBench implements Callable<Integer>
+{
+    private static final String SEMI = "semi_blocking";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--ranks", paramLabel = "R", defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
+    private int ranks;
+
+    @Option(names = "--n", defaultValue = "4096", description = "LU order (default: ${DEFAULT-VALUE}).")
+    private int n;
+
+    @Option(names = "--tile", defaultValue = "512", description = "Tile edge (default: ${DEFAULT-VALUE}).")
+    private int tile;
+
+    @Option(names = "--clusters", split = ",", defaultValue = "2,4", description = "Cluster counts of the --p2f " +
+        "runs (default: ${DEFAULT-VALUE}).")
+    private List<Integer> clusters;
+
+    @Option(names = "--at", paramLabel = "FRACTION", defaultValue = "0.6", description = "Kill each victim at this " +
+        "fraction of its tasks (default: ${DEFAULT-VALUE}).")
+    private double at;
+
+    @Option(names = "--dram", defaultValue = "50%", description = "DRAM budget of each rank, of its share of the " +
+        "data (default: ${DEFAULT-VALUE}).")
+    private String dram;
+
+    @Option(names = "--every", paramLabel = "N", description = "Aligned cut every N global submissions (default: " +
+        "a fifth of the job's LU tasks).")
+    private Long every;
+
+    @Option(names = "--workers", defaultValue = "1", description = "Workers per rank (default: ${DEFAULT-VALUE}).")
+    private int workers;
+
+    @Option(names = "--allowance", converter = ByteSize.class, defaultValue = "320m",
+        description = "DRAM allowed to each rank beyond its budget (default: ${DEFAULT-VALUE}).")
+    private long allowance;
+
+    @Option(names = "--dir", defaultValue = "spillway-data", description = "Spill and checkpoint directory " +
+        "(default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the figures to FILE as JSON.")
+    private Path json;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (ranks < 2 || n % tile != 0 || at <= 0 || at >= 1 || clusters.stream().anyMatch(c -> c < 1 || c > ranks))
+        {
+            throw new ParameterException(spec.commandLine(), "need --ranks of at least 2, --n a multiple of --tile, " +
+                "--at between 0 and 1 and --clusters from 1 to the ranks; got " + ranks + ", " + n + ", " + tile +
+                ", " + at + " and " + clusters);
+        }
+        final String noUcx = UcxTransport.unavailableReason();
+        if (noUcx != null)
+        {
+            throw new IllegalStateException("bench p2f-recovery launches ranks, which need UCX: " + noUcx);
+        }
+        final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-p2f-recovery"));
+        final long budget = new DramSize.Converter().convert(dram).of((long)n * n * Double.BYTES / ranks);
+        final CheckpointRuns runs = new CheckpointRuns(base, n, tile, dram, budget, allowance, workers, 3600);
+        final long t = n / tile;
+        final long cut = every != null ? every : Math.max(1, t * (t + 1) * (2 * t + 1) / 6 / 5);
+        final String noCap = MemoryCgroup.unavailableReason();
+        if (noCap != null)
+        {
+            System.err.println("spillway: WARNING: " + noCap + ": the runs are UNCAPPED");
+        }
+        System.err.printf(Locale.ROOT, "spillway bench p2f-recovery: lu n=%d tile %d on %d ranks, DRAM %s per rank, " +
+            "aligned cuts every %d submissions, kills at %.0f%% of the victim's tasks%n", n, tile, ranks,
+            ByteSize.format(budget), cut, 100 * at);
+        runs.clearCheckpoints();
+        final Map<String, List<String>> configurations = new LinkedHashMap<>();
+        configurations.put("global-restart", List.of());
+        for (final int p : clusters)
+        {
+            configurations.put("p2f-" + p + "-clusters", List.of("--p2f", "--clusters", Integer.toString(p)));
+        }
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("ranks", ranks);
+        out.put("n", n);
+        out.put("tile", tile);
+        out.put("dram_bytes_per_rank", budget);
+        out.put("cut_every", cut);
+        out.put("kill_at", at);
+        out.put("capped", noCap == null);
+        String checksum = null;
+        boolean same = true;
+        System.out.printf(Locale.ROOT, "%-18s %7s %10s %10s %12s %12s%n", "configuration", "victim", "rolled back",
+            "wall s", "lost s", "bound");
+        for (final Map.Entry<String, List<String>> c : configurations.entrySet())
+        {
+            final String name = c.getKey();
+            final List<String> extra = new ArrayList<>(runs.checkpoints(name + "-plain", Long.toString(cut), SEMI));
+            extra.addAll(c.getValue());
+            long start = System.nanoTime();
+            final JsonNode plain = runs.ranks(name + "-plain", ranks, n, List.of(), extra, false);
+            final double plainWall = (System.nanoTime() - start) / 1e9;
+            checksum = checksum == null ? plain.get("result_checksum").asText() : checksum;
+            same &= checksum.equals(plain.get("result_checksum").asText());
+            runs.clearCheckpoints();
+            final List<Map<String, Object>> kills = new ArrayList<>();
+            double rolledBack = 0;
+            double lost = 0;
+            for (int victim = 0; victim < ranks; victim++)
+            {
+                final long hit = Math.max(1, Math.round(at * plain.get("per_rank").get(victim).get("tasks").asLong()));
+                final String label = name + "-kill-" + victim;
+                final List<String> killed = new ArrayList<>(runs.checkpoints(label, Long.toString(cut), SEMI));
+                killed.addAll(c.getValue());
+                start = System.nanoTime();
+                final JsonNode r = runs.ranks(label, ranks, n, List.of("--max-restarts", "3", "--crash-at",
+                    victim + ":" + CrashPoints.IN_TASK + ":" + hit), killed, true);
+                final double wall = (System.nanoTime() - start) / 1e9;
+                runs.clearCheckpoints();
+                same &= checksum.equals(r.get("result_checksum").asText()) && r.get("verified").asBoolean();
+                final int back = rolledBack(r);
+                rolledBack += (double) back / ranks;
+                lost += wall - plainWall;
+                final Map<String, Object> row = new LinkedHashMap<>();
+                row.put("victim", victim);
+                row.put("at_task", hit);
+                row.put("ranks_rolled_back", back);
+                row.put("wall_s", wall);
+                row.put("lost_s", wall - plainWall);
+                kills.add(row);
+                System.out.printf(Locale.ROOT, "%-18s %7d %10d %10.2f %12.2f%n", name, victim, back, wall,
+                    wall - plainWall);
+            }
+            final Map<String, Object> summary = new LinkedHashMap<>();
+            summary.put("failure_free_wall_s", plainWall);
+            summary.put("mean_rolled_back_share", rolledBack / ranks);
+            final int p = c.getValue().isEmpty() ? 1 : Integer.parseInt(c.getValue().get(2));
+            summary.put("rolled_back_bound", (p + 1) / (2.0 * p));
+            summary.put("mean_lost_s", lost / ranks);
+            summary.put("kills", kills);
+            out.put(name, summary);
+            System.out.printf(Locale.ROOT, "%-18s %7s %9.1f%% %10.2f %12.2f %11.1f%%%n", name, "mean",
+                100 * rolledBack / ranks, plainWall, lost / ranks, 100 * (p + 1) / (2.0 * p));
+        }
+        final double global = ((Number) ((Map<?, ?>) out.get("global-restart")).get("mean_lost_s")).doubleValue();
+        for (final int p : clusters)
+        {
+            final Map<?, ?> row = (Map<?, ?>) out.get("p2f-" + p + "-clusters");
+            System.out.printf(Locale.ROOT, "p2f, %d clusters: time lost to a kill %.3f of the global restart's%n", p,
+                ((Number) row.get("mean_lost_s")).doubleValue() / global);
+        }
+        out.put("results_bit_identical", same);
+        System.out.println(same ? "every run verified, with the same result checksum" :
+            "RESULTS DIFFER or a run was not verified: see " + base);
+        if (json != null)
+        {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+        }
+        return same ? 0 : 1;
+    }
+
+    /** @return how many ranks a run's kill rolled back: those rank 0's line named, or all on a whole relaunch. */
+    private int rolledBack(final JsonNode r)
+    {
+        final JsonNode sessions = r.path("recovery_sessions");
+        if (!sessions.isArray() || sessions.isEmpty())
+        {
+            return ranks;
+        }
+        final TreeSet<String> back = new TreeSet<>();
+        for (final JsonNode s : sessions)
+        {
+            for (final Iterator<String> it = s.get("rolled_back_to").fieldNames(); it.hasNext(); )
+            {
+                back.add(it.next());
+            }
+        }
+        return back.size();
+    }
+}
