@@ -178,6 +178,7 @@ final class LaunchedJob
                         System.err.println("spillway launch: rank " + r + " stopped, but all " + maxRestarts +
                             " restarts (--max-restarts) are used");
                     }
+                    killRelaunchedAlone(incarnations);
                     return await();
                 }
                 relaunches++;
@@ -197,6 +198,28 @@ final class LaunchedJob
                 return outcome(0).withRelaunches(relaunches);
             }
             Thread.sleep(50);
+        }
+    }
+
+    /**
+     * The job restarts whole: a rank started again alone has nothing to report (it restores a checkpoint and may still
+     * be joining the rank 0 that is gone), so it is killed at once instead of after the grace period.
+     */
+    private void killRelaunchedAlone(final int[] incarnations)
+    {
+        for (int r = 0; r < ranks; r++)
+        {
+            final Process p;
+            synchronized (processes)
+            {
+                p = processes.get(r);
+            }
+            if (incarnations[r] != incarnation && p.isAlive())
+            {
+                System.err.println("spillway launch: killing rank " + r + ", started again alone: the job restarts " +
+                    "whole");
+                p.destroyForcibly();
+            }
         }
     }
 

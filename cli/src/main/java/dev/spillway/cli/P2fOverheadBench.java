@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -36,67 +37,40 @@ final class P2fOverheadBench implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--ranks", paramLabel = "R", defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
-    private int ranks;
-
-    @Option(names = "--n", defaultValue = "8192", description = "LU order (default: ${DEFAULT-VALUE}).")
-    private int n;
-
-    @Option(names = "--tile", defaultValue = "1024", description = "Tile edge (default: ${DEFAULT-VALUE}).")
-    private int tile;
-
-    @Option(names = "--dram", defaultValue = "50%", description = "DRAM budget of each rank, of its share of the " +
-        "data (default: ${DEFAULT-VALUE}).")
-    private String dram;
-
-    @Option(names = "--every", paramLabel = "N", description = "Aligned cut every N global submissions (default: " +
-        "a fifth of the job's LU tasks, so about five checkpoints).")
-    private Long every;
-
-    @Option(names = "--workers", defaultValue = "1", description = "Workers per rank (default: ${DEFAULT-VALUE}).")
-    private int workers;
+    @Mixin
+    private P2fBenchOptions job;
 
     @Option(names = "--repeat", paramLabel = "K", defaultValue = "3", description = "Runs of each configuration, " +
         "interleaved; medians are compared (default: ${DEFAULT-VALUE}).")
     private int repeat;
 
-    @Option(names = "--allowance", converter = ByteSize.class, defaultValue = "320m",
-        description = "DRAM allowed to each rank beyond its budget (default: ${DEFAULT-VALUE}).")
-    private long allowance;
-
-    @Option(names = "--dir", defaultValue = "spillway-data", description = "Spill and checkpoint directory " +
-        "(default: ${DEFAULT-VALUE}).")
-    private Path dir;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the figures to FILE as JSON.")
-    private Path json;
-
     @Override
     public Integer call() throws Exception
     {
-        if (ranks < 2 || repeat < 1 || n % tile != 0)
+        if (job.problem() != null || repeat < 1)
         {
-            throw new ParameterException(spec.commandLine(), "need --ranks of at least 2, --repeat of at least 1 " +
-                "and --n a multiple of --tile; got " + ranks + ", " + repeat + ", " + n + " and " + tile);
+            throw new ParameterException(spec.commandLine(), job.problem() != null ? job.problem() :
+                "need --repeat of at least 1, got " + repeat);
         }
         final String noUcx = UcxTransport.unavailableReason();
         if (noUcx != null)
         {
             throw new IllegalStateException("bench p2f launches ranks, which need UCX: " + noUcx);
         }
-        final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-p2f"));
-        final long budget = new DramSize.Converter().convert(dram).of((long)n * n * Double.BYTES / ranks);
-        final CheckpointRuns runs = new CheckpointRuns(base, n, tile, dram, budget, allowance, workers, 3600);
-        final long t = n / tile;
-        final long cut = every != null ? every : Math.max(1, t * (t + 1) * (2 * t + 1) / 6 / 5);
+        final Path base = Files.createDirectories(job.dir.toAbsolutePath().normalize().resolve("bench-p2f"));
+        final int ranks = job.ranks;
+        final int n = job.n;
+        final long budget = job.budget();
+        final CheckpointRuns runs = job.runs(base);
+        final long cut = job.cutEvery();
         final String noCap = MemoryCgroup.unavailableReason();
         if (noCap != null)
         {
             System.err.println("spillway: WARNING: " + noCap + ": the runs are UNCAPPED");
         }
         System.err.printf(Locale.ROOT, "spillway bench p2f: lu n=%d tile %d on %d ranks, DRAM %s and %d worker(s) " +
-            "per rank, aligned cuts every %d submissions, %d repeat(s)%n", n, tile, ranks, ByteSize.format(budget),
-            workers, cut, repeat);
+            "per rank, aligned cuts every %d submissions, %d repeat(s)%n", n, job.tile, ranks, ByteSize.format(budget),
+            job.workers, cut, repeat);
         runs.clearCheckpoints();
         final Map<String, List<String>> configurations = new LinkedHashMap<>();
         configurations.put("checkpoints", List.of());
@@ -122,9 +96,9 @@ final class P2fOverheadBench implements Callable<Integer>
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("ranks", ranks);
         out.put("n", n);
-        out.put("tile", tile);
+        out.put("tile", job.tile);
         out.put("dram_bytes_per_rank", budget);
-        out.put("workers_per_rank", workers);
+        out.put("workers_per_rank", job.workers);
         out.put("cut_every", cut);
         out.put("repeat", repeat);
         out.put("capped", noCap == null);
@@ -155,9 +129,9 @@ final class P2fOverheadBench implements Callable<Integer>
         out.put("results_bit_identical", same);
         System.out.println(same ? "every run verified, with the same result checksum" :
             "RESULTS DIFFER or a run was not verified: see " + base);
-        if (json != null)
+        if (job.json != null)
         {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(job.json.toFile(), out);
         }
         runs.clearCheckpoints();
         return same ? 0 : 1;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -32,7 +33,7 @@ import java.util.concurrent.Callable;
 @Command(name = "p2f-recovery", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Recovery under past-to-future logging (run --p2f) against the global restart: LU on R ranks, " +
         "each rank killed in turn at the same task; the ranks rolled back and the time lost to the kill.",
-        "Example: spillway bench p2f-recovery --ranks 4 --n 4096 --tile 512 --clusters 2,4"})
+        "Example: spillway bench p2f-recovery --ranks 4 --n 8192 --clusters 2,4"})
 final class P2fRecoveryBench implements Callable<Integer>
 {
     private static final String SEMI = "semi_blocking";
@@ -40,14 +41,8 @@ final class P2fRecoveryBench implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--ranks", paramLabel = "R", defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
-    private int ranks;
-
-    @Option(names = "--n", defaultValue = "4096", description = "LU order (default: ${DEFAULT-VALUE}).")
-    private int n;
-
-    @Option(names = "--tile", defaultValue = "512", description = "Tile edge (default: ${DEFAULT-VALUE}).")
-    private int tile;
+    @Mixin
+    private P2fBenchOptions job;
 
     @Option(names = "--clusters", split = ",", defaultValue = "2,4", description = "Cluster counts of the --p2f " +
         "runs (default: ${DEFAULT-VALUE}).")
@@ -57,54 +52,32 @@ final class P2fRecoveryBench implements Callable<Integer>
         "fraction of its tasks (default: ${DEFAULT-VALUE}).")
     private double at;
 
-    @Option(names = "--dram", defaultValue = "50%", description = "DRAM budget of each rank, of its share of the " +
-        "data (default: ${DEFAULT-VALUE}).")
-    private String dram;
-
-    @Option(names = "--every", paramLabel = "N", description = "Aligned cut every N global submissions (default: " +
-        "a fifth of the job's LU tasks).")
-    private Long every;
-
-    @Option(names = "--workers", defaultValue = "1", description = "Workers per rank (default: ${DEFAULT-VALUE}).")
-    private int workers;
-
-    @Option(names = "--allowance", converter = ByteSize.class, defaultValue = "320m",
-        description = "DRAM allowed to each rank beyond its budget (default: ${DEFAULT-VALUE}).")
-    private long allowance;
-
-    @Option(names = "--dir", defaultValue = "spillway-data", description = "Spill and checkpoint directory " +
-        "(default: ${DEFAULT-VALUE}).")
-    private Path dir;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the figures to FILE as JSON.")
-    private Path json;
-
     @Override
     public Integer call() throws Exception
     {
-        if (ranks < 2 || n % tile != 0 || at <= 0 || at >= 1 || clusters.stream().anyMatch(c -> c < 1 || c > ranks))
+        final int ranks = job.ranks;
+        if (job.problem() != null || at <= 0 || at >= 1 || clusters.stream().anyMatch(c -> c < 1 || c > ranks))
         {
-            throw new ParameterException(spec.commandLine(), "need --ranks of at least 2, --n a multiple of --tile, " +
-                "--at between 0 and 1 and --clusters from 1 to the ranks; got " + ranks + ", " + n + ", " + tile +
-                ", " + at + " and " + clusters);
+            throw new ParameterException(spec.commandLine(), job.problem() != null ? job.problem() : "need --at " +
+                "between 0 and 1 and --clusters from 1 to the ranks; got " + at + " and " + clusters);
         }
         final String noUcx = UcxTransport.unavailableReason();
         if (noUcx != null)
         {
             throw new IllegalStateException("bench p2f-recovery launches ranks, which need UCX: " + noUcx);
         }
-        final Path base = Files.createDirectories(dir.toAbsolutePath().normalize().resolve("bench-p2f-recovery"));
-        final long budget = new DramSize.Converter().convert(dram).of((long)n * n * Double.BYTES / ranks);
-        final CheckpointRuns runs = new CheckpointRuns(base, n, tile, dram, budget, allowance, workers, 3600);
-        final long t = n / tile;
-        final long cut = every != null ? every : Math.max(1, t * (t + 1) * (2 * t + 1) / 6 / 5);
+        final Path base = Files.createDirectories(job.dir.toAbsolutePath().normalize().resolve("bench-p2f-recovery"));
+        final int n = job.n;
+        final long budget = job.budget();
+        final CheckpointRuns runs = job.runs(base);
+        final long cut = job.cutEvery();
         final String noCap = MemoryCgroup.unavailableReason();
         if (noCap != null)
         {
             System.err.println("spillway: WARNING: " + noCap + ": the runs are UNCAPPED");
         }
         System.err.printf(Locale.ROOT, "spillway bench p2f-recovery: lu n=%d tile %d on %d ranks, DRAM %s per rank, " +
-            "aligned cuts every %d submissions, kills at %.0f%% of the victim's tasks%n", n, tile, ranks,
+            "aligned cuts every %d submissions, kills at %.0f%% of the victim's tasks%n", n, job.tile, ranks,
             ByteSize.format(budget), cut, 100 * at);
         runs.clearCheckpoints();
         final Map<String, List<String>> configurations = new LinkedHashMap<>();
@@ -116,7 +89,7 @@ final class P2fRecoveryBench implements Callable<Integer>
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("ranks", ranks);
         out.put("n", n);
-        out.put("tile", tile);
+        out.put("tile", job.tile);
         out.put("dram_bytes_per_rank", budget);
         out.put("cut_every", cut);
         out.put("kill_at", at);
@@ -185,9 +158,9 @@ final class P2fRecoveryBench implements Callable<Integer>
         out.put("results_bit_identical", same);
         System.out.println(same ? "every run verified, with the same result checksum" :
             "RESULTS DIFFER or a run was not verified: see " + base);
-        if (json != null)
+        if (job.json != null)
         {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(job.json.toFile(), out);
         }
         return same ? 0 : 1;
     }
@@ -198,7 +171,7 @@ final class P2fRecoveryBench implements Callable<Integer>
         final JsonNode sessions = r.path("recovery_sessions");
         if (!sessions.isArray() || sessions.isEmpty())
         {
-            return ranks;
+            return job.ranks;
         }
         final TreeSet<String> back = new TreeSet<>();
         for (final JsonNode s : sessions)

@@ -33,8 +33,12 @@ final class RankCheckpoints
     {
         Checkpoints.check(every, mtbfSeconds);
         // A rank started again alone (past-to-future logging) rejoins ranks that run on: it reads the record itself.
-        final long restored = transport instanceof UcxTransport ucx && ucx.rejoined() ?
-            GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
+        final boolean rejoined = transport instanceof UcxTransport ucx && ucx.rejoined();
+        if (!rejoined)
+        {
+            GlobalCheckpoints.forgetRollBack(root, transport.rank());
+        }
+        final long restored = rejoined ? GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
             GlobalCheckpoints.agreeOnRestore(transport, root);
         final FileCheckpointStore store = Checkpoints.store(root.resolve("rank-" + transport.rank()))
             .globalCut(restored).open();

@@ -142,6 +142,15 @@ class SpillwayCliTest
     }
 
     @Test
+    void p2fRecoveryBenchDocumentsAndChecksItsArguments()
+    {
+        assertEquals(0, run("bench", "p2f-recovery", "--help"));
+        assertTrue(out.toString().contains("--clusters"), out::toString);
+        assertEquals(2, run("bench", "p2f-recovery", "--clusters", "8"));
+        assertTrue(err.toString().contains("--clusters from 1 to the ranks"), err::toString);
+    }
+
+    @Test
     void badSizeIsAUsageError()
     {
         assertNotEquals(0, run("bench", "io", "--size", "lots"));

@@ -182,6 +182,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return cut;
     }
 
+    /**
+     * For a rank of a job started whole: a cut a recovery line named before the job restarted whole no longer applies.
+     */
+    public static void forgetRollBack(final Path root, final int rank) throws IOException
+    {
+        Files.deleteIfExists(rollBackRecord(root, rank));
+    }
+
     private static Path rollBackRecord(final Path root, final int rank)
     {
         return root.resolve(ROLL_BACK_PREFIX + rank);

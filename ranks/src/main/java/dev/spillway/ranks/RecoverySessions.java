@@ -55,6 +55,7 @@ final class RecoverySessions implements PeerListener
     private final RollBack rollBack;
     private final BooleanSupplier stopped;
     private final Consumer<String> failed;
+    private final Consumer<String> wholeRestart;
     private final ExecutorService coordinator;
     private final int rank;
 
@@ -83,11 +84,13 @@ final class RecoverySessions implements PeerListener
      * @param checkpoints the job's global checkpoints: a lost rank restores the newest global cut.
      * @param rollBack    what a rank the line names does.
      * @param failed      told why recovery cannot go on: the job must restart.
+     * @param wholeRestart told why the job restarts whole from its newest global checkpoint.
      */
     RecoverySessions(final Transport transport, final RankProtocol protocol, final PeerSessions sessions,
         final GlobalCheckpoints checkpoints, final RollBack rollBack, final BooleanSupplier stopped,
-        final Consumer<String> failed)
+        final Consumer<String> failed, final Consumer<String> wholeRestart)
     {
+        this.wholeRestart = wholeRestart;
         this.transport = transport;
         this.rank = transport.rank();
         this.protocol = protocol;
@@ -337,6 +340,13 @@ final class RecoverySessions implements PeerListener
     /** Any rank: the line of {@code id}, which covers the losses of {@code incarnations} (-1: none). */
     private void apply(final long id, final long[] line, final int[] incarnations)
     {
+        if (line[DistributedSpillway.ROOT] != RankProtocol.KEEPS_RUNNING)
+        {
+            // Rank 0 hosts the rendezvous and the coordinator: the whole job restarts, every rank at once.
+            wholeRestart.accept("the recovery line of session " + id + " rolls back rank 0, which hosts the " +
+                "rendezvous");
+            return;
+        }
         if (line[rank] != RankProtocol.KEEPS_RUNNING)
         {
             rollBack.to(line[rank], "the recovery line of session " + id + " rolls it back to " +
