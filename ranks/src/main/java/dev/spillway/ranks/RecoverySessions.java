@@ -312,7 +312,8 @@ final class RecoverySessions implements PeerListener
             outcomes.add(new RecoveryOutcome(session, List.copyOf(restoring.keySet()), back, seconds));
         }
         System.err.println("spillway: rank 0: recovery session " + session + ": the recovery line rolls back " +
-            describe(back) + "; the other ranks run on");
+            describe(back) + (back.containsKey(rank) ? "; rank 0 among them: the job restarts whole" :
+            "; the other ranks run on"));
         final int[] incarnations = new int[line.length];
         Arrays.fill(incarnations, -1);
         restoring.keySet().forEach(r -> incarnations[r] = transport.incarnation(r));

@@ -312,7 +312,7 @@ public final class P2fProtocol implements RankProtocol
             }
             decoded.put(r, report);
         });
-        return new RecoveryCoordinator(plan, nextReceive.length).line(restoring, decoded);
+        return new RecoveryCoordinator(plan, nextReceive.length).widenedLine(restoring, decoded);
     }
 
     @Override

@@ -47,6 +47,19 @@ class RecoveryCoordinatorTest
     }
 
     @Test
+    void theEngineWidensTheLineToTheClusterRule()
+    {
+        final Map<Integer, RecoveryReport> reports = Map.of(
+            0, report(0, SentPerEpoch.none(), epoch(0, -1), epoch(0, 20)),
+            2, report(2, SentPerEpoch.none(), epoch(2, -1), epoch(2, 20), epoch(2, 30)),
+            3, report(3, SentPerEpoch.builder().add(1, epoch(3, 30), epoch(1, 20)).build(), epoch(3, -1),
+                epoch(3, 20), epoch(3, 30)));
+        assertArrayEquals(new long[] {K, 20, K, 30}, coordinator.line(Map.of(1, 20L), reports));
+        assertArrayEquals(new long[] {K, 20, 20, 30}, coordinator.widenedLine(Map.of(1, 20L), reports),
+            "rank 2 is above the lost rank's cluster: it rolls back to the lost rank's cut; rank 3 keeps its own");
+    }
+
+    @Test
     void theLinePropagatesAndRoundsDownToCommittedGenerations()
     {
         // Rank 2 committed the cut at 30 alone (the line may send it there); its transfer to rank 1 went after it.
