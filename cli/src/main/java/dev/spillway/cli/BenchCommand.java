@@ -4,8 +4,8 @@ import picocli.CommandLine.Command;
 
 /** {@code spillway bench}: groups the benchmarks; it needs one of its subcommands. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure the runtime and the store.",
-    subcommands = {OverheadBench.class, IoBench.class, KernelsBench.class, CheckpointBench.class, RdmaBenchCommand.class,
-        P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class})
+    subcommands = {OverheadBench.class, IoBench.class, KernelsBench.class, CheckpointBench.class,
+        RdmaBenchCommand.class, P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class})
 final class BenchCommand
 {
 }

@@ -80,11 +80,12 @@ final class P2fRecoveryBench implements Callable<Integer>
             "aligned cuts every %d submissions, kills at %.0f%% of the victim's tasks%n", n, job.tile, ranks,
             ByteSize.format(budget), cut, 100 * at);
         runs.clearCheckpoints();
-        final Map<String, List<String>> configurations = new LinkedHashMap<>();
-        configurations.put("global-restart", List.of());
+        // By name, the clusters of the --p2f runs; 1 (the bound is then 100 %) for the global restart, without --p2f.
+        final Map<String, Integer> configurations = new LinkedHashMap<>();
+        configurations.put("global-restart", 1);
         for (final int p : clusters)
         {
-            configurations.put("p2f-" + p + "-clusters", List.of("--p2f", "--clusters", Integer.toString(p)));
+            configurations.put("p2f-" + p + "-clusters", p);
         }
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("ranks", ranks);
@@ -98,16 +99,19 @@ final class P2fRecoveryBench implements Callable<Integer>
         boolean same = true;
         System.out.printf(Locale.ROOT, "%-18s %7s %10s %10s %12s %12s%n", "configuration", "victim", "rolled back",
             "wall s", "lost s", "bound");
-        for (final Map.Entry<String, List<String>> c : configurations.entrySet())
+        for (final Map.Entry<String, Integer> c : configurations.entrySet())
         {
             final String name = c.getKey();
+            final int p = c.getValue();
+            final List<String> flags = name.equals("global-restart") ? List.of() :
+                List.of("--p2f", "--clusters", Integer.toString(p));
             final List<String> extra = new ArrayList<>(runs.checkpoints(name + "-plain", Long.toString(cut), SEMI));
-            extra.addAll(c.getValue());
+            extra.addAll(flags);
             long start = System.nanoTime();
             final JsonNode plain = runs.ranks(name + "-plain", ranks, n, List.of(), extra, false);
             final double plainWall = (System.nanoTime() - start) / 1e9;
             checksum = checksum == null ? plain.get("result_checksum").asText() : checksum;
-            same &= checksum.equals(plain.get("result_checksum").asText());
+            same &= checksum.equals(plain.get("result_checksum").asText()) && plain.get("verified").asBoolean();
             runs.clearCheckpoints();
             final List<Map<String, Object>> kills = new ArrayList<>();
             double rolledBack = 0;
@@ -117,7 +121,7 @@ final class P2fRecoveryBench implements Callable<Integer>
                 final long hit = Math.max(1, Math.round(at * plain.get("per_rank").get(victim).get("tasks").asLong()));
                 final String label = name + "-kill-" + victim;
                 final List<String> killed = new ArrayList<>(runs.checkpoints(label, Long.toString(cut), SEMI));
-                killed.addAll(c.getValue());
+                killed.addAll(flags);
                 start = System.nanoTime();
                 final JsonNode r = runs.ranks(label, ranks, n, List.of("--max-restarts", "3", "--crash-at",
                     victim + ":" + CrashPoints.IN_TASK + ":" + hit), killed, true);
@@ -140,7 +144,6 @@ final class P2fRecoveryBench implements Callable<Integer>
             final Map<String, Object> summary = new LinkedHashMap<>();
             summary.put("failure_free_wall_s", plainWall);
             summary.put("mean_rolled_back_share", rolledBack / ranks);
-            final int p = c.getValue().isEmpty() ? 1 : Integer.parseInt(c.getValue().get(2));
             summary.put("rolled_back_bound", (p + 1) / (2.0 * p));
             summary.put("mean_lost_s", lost / ranks);
             summary.put("kills", kills);

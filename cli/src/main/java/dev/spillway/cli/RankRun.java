@@ -45,8 +45,8 @@ final class RankRun
      *         restart.
      */
     static int run(final Transport transport, final SpillwayConfig config, final GlobalCheckpoints checkpoints,
-        final RankProtocol protocol, final long startMillis, final DramCheck dramCheck, final RunChecks checks, final RunSummary summary,
-        final boolean verify, final Path json, final Path traceDir) throws IOException
+        final RankProtocol protocol, final long startMillis, final DramCheck dramCheck, final RunChecks checks,
+        final RunSummary summary, final boolean verify, final Path json, final Path traceDir) throws IOException
     {
         final RunResult result;
         final RankFigures figures;
@@ -95,9 +95,10 @@ final class RankRun
             {
                 out.put("recovery", recovery);
             }
-            if (!runtime.recoveryOutcomes().isEmpty())
+            final List<RecoveryOutcome> sessions = runtime.recoveryOutcomes();
+            if (!sessions.isEmpty())
             {
-                out.put("recovery_sessions", recoverySessions(runtime.recoveryOutcomes(), transport.size()));
+                out.put("recovery_sessions", recoverySessions(sessions, transport.size()));
             }
         }
         summary.print(result, null);

@@ -22,6 +22,7 @@ import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.interval.MtbfEstimator;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -235,8 +236,7 @@ final class RunCommand implements Callable<Integer>
             () -> remove(area)))
         {
             final Path base = transport == null ? area.base() : area.subdirectory("rank-" + rank);
-            final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, P2fRun.plan(spec.commandLine(), ranks,
-                clusters, Long.parseLong(checkpointEvery.trim())), p2fLogAll) : new int[0];
+            final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, p2fPlan(ranks), p2fLogAll) : new int[0];
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks, logs);
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
             return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
@@ -283,8 +283,8 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            final RankProtocol protocol = p2f ? P2fRun.protocol(transport, P2fRun.plan(spec.commandLine(), ranks,
-                clusters, Long.parseLong(checkpointEvery.trim())), p2fLogAll) : RankProtocol.NONE;
+            final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll) :
+                RankProtocol.NONE;
             return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
                 !noVerify, json, traceP2f);
         }
@@ -422,5 +422,11 @@ final class RunCommand implements Callable<Integer>
     private static String percent(final long budget, final long data)
     {
         return String.format("%.1f%% of the data", 100.0 * budget / data);
+    }
+
+    /** @return the {@code --p2f} plan: {@code --clusters}, aligned cuts every {@code --checkpoint-every}. */
+    private EpochPlan p2fPlan(final int ranks)
+    {
+        return P2fRun.plan(spec.commandLine(), ranks, clusters, Long.parseLong(checkpointEvery.trim()));
     }
 }

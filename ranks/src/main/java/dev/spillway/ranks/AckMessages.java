@@ -3,7 +3,6 @@ package dev.spillway.ranks;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
 import java.util.function.BooleanSupplier;
@@ -52,7 +51,9 @@ final class AckMessages
         {
             if (r != transport.rank())
             {
-                listen(r, ByteBuffer.allocateDirect(BYTES));
+                final int source = r;
+                StandingReceive.start(transport, sessions, source, ACK_TAG, ByteBuffer.allocateDirect(BYTES), stopped,
+                    Runnable::run, (m, buffer) -> taken(source, m));
             }
         }
     }
@@ -78,40 +79,22 @@ final class AckMessages
         }
     }
 
-    private void listen(final int source, final ByteBuffer buffer)
+    /** @return false when the protocol refused the ack: the job must restart, and no further ack is taken. */
+    private boolean taken(final int source, final Message m)
     {
-        final int incarnation = transport.incarnation(source);
-        transport.receive(source, ACK_TAG, buffer).whenComplete((Message m, Throwable e) ->
+        final RankProtocol.Ack ack = new RankProtocol.Ack(m.header().seq(), m.header().epoch());
+        try
         {
-            if (stopped.getAsBoolean())
-            {
-                return;
-            }
-            if (e == null)
-            {
-                final RankProtocol.Ack ack = new RankProtocol.Ack(m.header().seq(), m.header().epoch());
-                try
-                {
-                    protocol.acked(source, ack);
-                }
-                catch (final RuntimeException refused)
-                {
-                    LOG.log(WARNING, "spillway: rank " + transport.rank() + " refused " + ack + " from rank " +
-                        source + ": " + refused.getMessage());
-                    failed.accept("its message-logging protocol refused " + ack + " from rank " + source + " (" +
-                        refused.getMessage() + ")");
-                    return;
-                }
-            }
-            final Throwable cause = CutMessages.unwrap(e);
-            if (e == null || cause instanceof TransportTimeoutException)
-            {
-                listen(source, buffer);
-            }
-            else if (PeerSessions.peerLost(cause, source))
-            {
-                sessions.after(source, incarnation).thenRun(() -> listen(source, buffer));
-            }
-        });
+            protocol.acked(source, ack);
+            return true;
+        }
+        catch (final RuntimeException refused)
+        {
+            LOG.log(WARNING, "spillway: rank " + transport.rank() + " refused " + ack + " from rank " + source + ": " +
+                refused.getMessage());
+            failed.accept("its message-logging protocol refused " + ack + " from rank " + source + " (" +
+                refused.getMessage() + ")");
+            return false;
+        }
     }
 }

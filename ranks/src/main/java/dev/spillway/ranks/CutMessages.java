@@ -1,12 +1,9 @@
 package dev.spillway.ranks;
 
 import dev.spillway.rdma.Header;
-import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -102,37 +99,12 @@ final class CutMessages
     /** Handles every message with {@code tag} from {@code source} on the executor, in order, until stopped. */
     void listen(final int source, final int tag, final LongConsumer handler)
     {
-        listen(source, tag, handler, ByteBuffer.allocateDirect(WORD));
-    }
-
-    /** One buffer per listener: its messages are received one at a time, and only their headers are read. */
-    private void listen(final int source, final int tag, final LongConsumer handler, final ByteBuffer buffer)
-    {
-        final int incarnation = transport.incarnation(source);
-        transport.receive(source, tag, buffer).whenCompleteAsync((Message m, Throwable e) ->
-        {
-            if (stopped.getAsBoolean())
-            {
-                return;
-            }
-            if (e == null)
+        // One buffer per listener: its messages are received one at a time, and only their headers are read.
+        StandingReceive.start(transport, sessions, source, tag, ByteBuffer.allocateDirect(WORD), stopped, executor,
+            (m, buffer) ->
             {
                 guarded("handling message " + tag + " from rank " + source, () -> handler.accept(m.header().seq()));
-            }
-            if (e == null || unwrap(e) instanceof TransportTimeoutException)
-            {
-                listen(source, tag, handler, buffer);
-            }
-            else if (sessions != null && PeerSessions.peerLost(e, source))
-            {
-                sessions.after(source, incarnation).thenRun(() -> listen(source, tag, handler, buffer));
-            }
-        }, executor);
-    }
-
-    /** @return the cause of a {@link CompletionException}, else {@code e}. */
-    static Throwable unwrap(final Throwable e)
-    {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                return true;
+            });
     }
 }

@@ -129,8 +129,7 @@ public final class DistributedSpillway implements TaskRuntime
         this.greetings = protocol.active() ? new Greetings(transport, local, protocol, sessions, this::wireTag,
             () -> barriers, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         this.recovery = protocol.active() ? new RecoverySessions(transport, protocol, sessions, checkpoints,
-            this::rollBack, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1),
-            why -> restartNeeded(why, -1)) : null;
+            this::rollBack, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();

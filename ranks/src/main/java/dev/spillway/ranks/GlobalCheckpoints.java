@@ -251,12 +251,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         checkUnattached();
         this.transport = transport;
         this.runtime = runtime;
-        executor = Executors.newSingleThreadScheduledExecutor(r ->
-        {
-            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-cuts");
-            t.setDaemon(true);
-            return t;
-        });
+        executor = Executors.newSingleThreadScheduledExecutor(RankThreads.named(transport.rank(), "cuts"));
         messages = new CutMessages(transport, executor, () -> stopped, why -> runtime.restartNeeded(why, -1));
         if (runtime.sessions() != null)
         {

@@ -5,7 +5,6 @@ import dev.spillway.Spillway;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -68,12 +67,7 @@ final class Greetings
         this.failed = failed;
         this.greeted = new int[transport.size()];
         Arrays.fill(greeted, -1);
-        this.replays = Executors.newSingleThreadExecutor(r ->
-        {
-            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-replays");
-            t.setDaemon(true);
-            return t;
-        });
+        this.replays = Executors.newSingleThreadExecutor(RankThreads.named(transport.rank(), "replays"));
     }
 
     /** Listens to every peer; if this rank resumed from the protocol's state, greets them all first. */
@@ -91,7 +85,9 @@ final class Greetings
                 sessions.unready(r);
                 greet(r);
             }
-            listen(r, ByteBuffer.allocateDirect(MAX_HELLO));
+            final int peer = r;
+            StandingReceive.start(transport, sessions, peer, HELLO_TAG, ByteBuffer.allocateDirect(MAX_HELLO), stopped,
+                Runnable::run, (m, buffer) -> taken(peer, m, buffer));
         }
     }
 
@@ -125,39 +121,18 @@ final class Greetings
         });
     }
 
-    private void listen(final int peer, final ByteBuffer buffer)
+    private boolean taken(final int peer, final Message m, final ByteBuffer buffer)
     {
-        final int incarnation = transport.incarnation(peer);
-        transport.receive(peer, HELLO_TAG, buffer.clear()).whenComplete((Message m, Throwable e) ->
+        final byte[] hello = new byte[m.length() - Long.BYTES];
+        final long peerBarriers = buffer.getLong(0);
+        buffer.get(Long.BYTES, hello);
+        synchronized (this)
         {
-            if (stopped.getAsBoolean())
-            {
-                return;
-            }
-            if (e == null)
-            {
-                final byte[] hello = new byte[m.length() - Long.BYTES];
-                final long peerBarriers = buffer.getLong(0);
-                buffer.get(Long.BYTES, hello);
-                synchronized (this)
-                {
-                    barriers[peer] = peerBarriers;
-                }
-                // Not while a recovery session decides whether this rank rolls back: its hello would then be wrong.
-                sessions.released().thenRunAsync(() -> greetedBy(peer, m.header().incarnation(), hello), replays);
-                listen(peer, buffer);
-                return;
-            }
-            final Throwable cause = CutMessages.unwrap(e);
-            if (cause instanceof TransportTimeoutException)
-            {
-                listen(peer, buffer);
-            }
-            else if (PeerSessions.peerLost(cause, peer))
-            {
-                sessions.after(peer, incarnation).thenRun(() -> listen(peer, buffer));
-            }
-        });
+            barriers[peer] = peerBarriers;
+        }
+        // Not while a recovery session decides whether this rank rolls back: its hello would then be wrong.
+        sessions.released().thenRunAsync(() -> greetedBy(peer, m.header().incarnation(), hello), replays);
+        return true;
     }
 
     /** On the replay thread: answers a new incarnation, sends the peer's replays in order, then lets transfers go. */

@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * What a lost rank does to this one. Without checkpoints, {@link #future()} fails, and with it every transfer still
  * waiting: the peer it waits for may wait on the lost one. With checkpoints the job must restart from its newest
  * global checkpoint: this rank takes no further cut, cancels what has not started, and its waits end with a
- * {@link RestartNeededException}.
+ * {@link RestartNeededException}. With a message-logging protocol, only rank 0's loss does that: any other loss is
+ * left to rank 0's recovery line ({@link RecoverySessions}), and this rank's transfers with the lost one wait.
  */
 final class JobLoss
 {
@@ -29,7 +30,7 @@ final class JobLoss
     /** Per peer: the incarnation whose loss this rank survived and said so, or -1. */
     private final int[] survived;
 
-    /** @param protocol says which losses this rank survives: it then waits for the lost rank to rejoin. */
+    /** @param protocol when active, this rank survives every loss but rank 0's, pending rank 0's recovery line. */
     JobLoss(final Transport transport, final Spillway local, final GlobalCheckpoints checkpoints,
         final SubmissionCuts cuts, final RankProtocol protocol)
     {

@@ -2,11 +2,9 @@ package dev.spillway.ranks;
 
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.rdma.Header;
-import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerEvent;
 import dev.spillway.rdma.PeerListener;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.TransportTimeoutException;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -55,7 +53,6 @@ final class RecoverySessions implements PeerListener
     private final RollBack rollBack;
     private final BooleanSupplier stopped;
     private final Consumer<String> failed;
-    private final Consumer<String> wholeRestart;
     private final ExecutorService coordinator;
     private final int rank;
 
@@ -83,14 +80,12 @@ final class RecoverySessions implements PeerListener
     /**
      * @param checkpoints the job's global checkpoints: a lost rank restores the newest global cut.
      * @param rollBack    what a rank the line names does.
-     * @param failed      told why recovery cannot go on: the job must restart.
-     * @param wholeRestart told why the job restarts whole from its newest global checkpoint.
+     * @param failed      told why the job must restart whole: recovery cannot go on, or the line names rank 0.
      */
     RecoverySessions(final Transport transport, final RankProtocol protocol, final PeerSessions sessions,
         final GlobalCheckpoints checkpoints, final RollBack rollBack, final BooleanSupplier stopped,
-        final Consumer<String> failed, final Consumer<String> wholeRestart)
+        final Consumer<String> failed)
     {
-        this.wholeRestart = wholeRestart;
         this.transport = transport;
         this.rank = transport.rank();
         this.protocol = protocol;
@@ -101,12 +96,7 @@ final class RecoverySessions implements PeerListener
         this.failed = failed;
         this.covered = new int[transport.size()];
         Arrays.fill(covered, -1);
-        this.coordinator = Executors.newSingleThreadExecutor(r ->
-        {
-            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-recovery");
-            t.setDaemon(true);
-            return t;
-        });
+        this.coordinator = Executors.newSingleThreadExecutor(RankThreads.named(transport.rank(), "recovery"));
     }
 
     /** Starts listening: rank 0 to every rank's reports, the others to rank 0. */
@@ -118,7 +108,7 @@ final class RecoverySessions implements PeerListener
             {
                 if (r != rank)
                 {
-                    listen(r, ByteBuffer.allocateDirect(MAX_MESSAGE));
+                    listen(r);
                 }
             }
             transport.addPeerListener(this);
@@ -126,7 +116,7 @@ final class RecoverySessions implements PeerListener
         }
         else
         {
-            listen(DistributedSpillway.ROOT, ByteBuffer.allocateDirect(MAX_MESSAGE));
+            listen(DistributedSpillway.ROOT);
             transport.addPeerListener(this);
         }
     }
@@ -344,8 +334,7 @@ final class RecoverySessions implements PeerListener
         if (line[DistributedSpillway.ROOT] != RankProtocol.KEEPS_RUNNING)
         {
             // Rank 0 hosts the rendezvous and the coordinator: the whole job restarts, every rank at once.
-            wholeRestart.accept("the recovery line of session " + id + " rolls back rank 0, which hosts the " +
-                "rendezvous");
+            failed.accept("the recovery line of session " + id + " rolls back rank 0, which hosts the rendezvous");
             return;
         }
         if (line[rank] != RankProtocol.KEEPS_RUNNING)
@@ -368,7 +357,7 @@ final class RecoverySessions implements PeerListener
         }
     }
 
-    /** Under covered's lock: the losses of {@code incarnations} are covered; sends go on once nothing is outstanding. */
+    /** Under covered's lock: the losses of {@code incarnations} are covered; sends go on once none is outstanding. */
     private void cover(final int[] incarnations)
     {
         for (int r = 0; r < incarnations.length; r++)
@@ -417,33 +406,17 @@ final class RecoverySessions implements PeerListener
             });
     }
 
-    private void listen(final int peer, final ByteBuffer buffer)
+    /** Copies a message out of the receive buffer and handles it on the coordinator thread. */
+    private void listen(final int peer)
     {
-        final int incarnation = transport.incarnation(peer);
-        transport.receive(peer, RECOVERY_TAG, buffer.clear()).whenComplete((Message m, Throwable e) ->
-        {
-            if (stopped.getAsBoolean())
-            {
-                return;
-            }
-            if (e == null)
+        StandingReceive.start(transport, sessions, peer, RECOVERY_TAG, ByteBuffer.allocateDirect(MAX_MESSAGE),
+            stopped, Runnable::run, (m, buffer) ->
             {
                 final byte[] bytes = new byte[m.length()];
                 buffer.get(0, bytes);
                 coordinator.execute(() -> handle(peer, ByteBuffer.wrap(bytes)));
-                listen(peer, buffer);
-                return;
-            }
-            final Throwable cause = CutMessages.unwrap(e);
-            if (cause instanceof TransportTimeoutException)
-            {
-                listen(peer, buffer);
-            }
-            else if (PeerSessions.peerLost(cause, peer))
-            {
-                sessions.after(peer, incarnation).thenRun(() -> listen(peer, buffer));
-            }
-        });
+                return true;
+            });
     }
 
     /** Coordinator thread. */

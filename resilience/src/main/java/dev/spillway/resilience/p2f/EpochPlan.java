@@ -123,6 +123,16 @@ public final class EpochPlan
         return epoch == initialEpoch(rank) ? -1 : (epoch - initialEpoch(rank)) * interval;
     }
 
+    /**
+     * @return the epoch {@code target} takes in a transfer {@code source} sends in {@code sendEpoch}: both halves lie
+     *         at one global index, so it differs only by the clusters' initial epochs.
+     */
+    public int alignedReceiveEpoch(final int source, final int target, final int sendEpoch)
+    {
+        requireAligned();
+        return sendEpoch + initialEpoch(target) - initialEpoch(source);
+    }
+
     private void requireAligned()
     {
         if (!aligned)

@@ -253,7 +253,8 @@ public final class P2fProtocol implements RankProtocol
     {
         final int gc = plan.epoch(0, globalIndex, 0);
         p2f.collect(gc);
-        committedEpochs.headSet(plan.epochAfterCut(rank, globalIndex), false).removeIf(e -> e != plan.initialEpoch(rank));
+        committedEpochs.headSet(plan.epochAfterCut(rank, globalIndex), false)
+            .removeIf(e -> e != plan.initialEpoch(rank));
         held.values().removeIf(h -> h.receiveEpoch < gc);
     }
 
@@ -288,11 +289,10 @@ public final class P2fProtocol implements RankProtocol
         {
             for (final long ssn : done.get(target))
             {
-                final LoggedTransfer payload = p2f.awaiting(target, ssn);
-                if (payload != null && payload.logTag() == null)
+                final OutChannel.Sent<LoggedTransfer> sent = p2f.unacked(target, ssn);
+                if (sent != null && sent.payload().logTag() == null)
                 {
-                    final int sendEpoch = p2f.awaitingEpoch(target, ssn);
-                    depends.add(target, sendEpoch, sendEpoch + plan.initialEpoch(target) - plan.initialEpoch(rank));
+                    depends.add(target, sent.epoch(), plan.alignedReceiveEpoch(rank, target, sent.epoch()));
                 }
             }
         }

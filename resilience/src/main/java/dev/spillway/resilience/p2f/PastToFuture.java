@@ -366,11 +366,10 @@ public final class PastToFuture<P>
         return sent == null ? null : sent.payload();
     }
 
-    /** @return the epoch the transfer to {@code target} at {@code ssn} was sent in, if it awaits its ack, else -1. */
-    public int awaitingEpoch(final int target, final long ssn)
+    /** @return the transfer to {@code target} at {@code ssn} if it awaits its ack, else null. */
+    OutChannel.Sent<P> unacked(final int target, final long ssn)
     {
-        final OutChannel.Sent<P> sent = out[target].nonAck.get(ssn);
-        return sent == null ? -1 : sent.epoch();
+        return out[target].nonAck.get(ssn);
     }
 
     /** @return how many transfers sent before {@code cut} still await their ack. */

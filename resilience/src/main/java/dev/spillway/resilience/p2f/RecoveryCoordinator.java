@@ -37,7 +37,8 @@ public final class RecoveryCoordinator
     /**
      * @param restoring per lost rank, the global index of the cut it restores (-1: the run's start).
      * @param reports   a report from every other rank.
-     * @return per rank, the global index of the cut to restart from (-1: the start), or {@link RankProtocol#KEEPS_RUNNING}.
+     * @return per rank, the global index of the cut to restart from (-1: the start), or
+     *         {@link RankProtocol#KEEPS_RUNNING}.
      * @throws IllegalArgumentException if a rank is neither lost nor reported, or both.
      */
     public long[] line(final Map<Integer, Long> restoring, final Map<Integer, RecoveryReport> reports)

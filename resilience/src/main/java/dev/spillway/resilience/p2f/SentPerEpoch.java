@@ -38,7 +38,7 @@ public final class SentPerEpoch
         return byTarget.keySet();
     }
 
-    /** One dependency: {@code target} received a non-logged transfer sent in {@code sendEpoch} in {@code receiveEpoch}. */
+    /** One dependency: {@code target} took a non-logged transfer sent in {@code sendEpoch} in {@code receiveEpoch}. */
     public interface Visitor
     {
         void dependency(int target, int sendEpoch, int receiveEpoch);
