@@ -1,5 +1,7 @@
 package dev.spillway;
 
+import dev.spillway.memory.ByteUnits;
+
 import java.util.Arrays;
 
 /**
@@ -39,12 +41,12 @@ public record SpillwayStats(String store, long nvmBytesRead, long nvmBytesWritte
     @Override
     public String toString()
     {
-        return String.format("tasks %d done, %d failed | %s: read %.1f MB (%d blocks), wrote %.1f MB (%d blocks, %d failed) | " +
+        return String.format("tasks %d done, %d failed | %s: read %s (%d blocks), wrote %s (%d blocks, %d failed) | " +
                 "hits %d, misses %d, evictions %d clean + %d dirty, write-behind %d, prefetch %d | " +
-                "DRAM peak %.1f of %.1f MB | busy %s ms, waiting for data %s ms",
-            tasksCompleted, tasksFailed, store, nvmBytesRead / 1e6, nvmReads, nvmBytesWritten / 1e6, nvmWrites,
-            nvmWriteFailures,
-            hits, misses, cleanEvictions, dirtyEvictions, writeBehinds, prefetches, dramPeak / 1e6, dramBudget / 1e6,
+                "DRAM peak %s of %s | busy %s ms, waiting for data %s ms",
+            tasksCompleted, tasksFailed, store, ByteUnits.format(nvmBytesRead), nvmReads,
+            ByteUnits.format(nvmBytesWritten), nvmWrites, nvmWriteFailures, hits, misses, cleanEvictions,
+            dirtyEvictions, writeBehinds, prefetches, ByteUnits.format(dramPeak), ByteUnits.format(dramBudget),
             Arrays.toString(Arrays.stream(workerBusyNanos).map(n -> n / 1_000_000).toArray()),
             Arrays.toString(Arrays.stream(workerWaitingForDataNanos).map(n -> n / 1_000_000).toArray()));
     }

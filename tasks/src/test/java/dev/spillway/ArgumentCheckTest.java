@@ -1,5 +1,6 @@
 package dev.spillway;
 
+import dev.spillway.memory.ByteUnits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,7 +82,7 @@ class ArgumentCheckTest
                 final Data b = tight.data("b", odd);
                 final WorkingSetTooLargeException e = assertThrows(WorkingSetTooLargeException.class,
                     () -> tight.task("both").write(a, b).submit(ctx -> { }));
-                assertMessage(e, "raise the budget to at least " + charges + " B");
+                assertMessage(e, "raise the budget to at least " + ByteUnits.atLeast(charges));
                 assertMessage(e, "Spillway.dramCharge");
             }
             try (Spillway fits = Runtimes.small(dir.resolve("fits"), charges, "a").build())

@@ -38,35 +38,4 @@ final class ByteSize implements ITypeConverter<Long>
             throw new TypeConversionException("'" + value + "' is too large");
         }
     }
-
-    /** @return {@code bytes} in the largest binary unit that divides it exactly, e.g. {@code 4 MiB}. */
-    static String format(final long bytes)
-    {
-        int unit = 0;
-        long n = bytes;
-        while (unit < UNITS.length() && n != 0 && n % 1024 == 0)
-        {
-            n /= 1024;
-            unit++;
-        }
-        return unit == 0 ? n + " B" : n + " " + Character.toUpperCase(UNITS.charAt(unit - 1)) + "iB";
-    }
-
-    /** @return {@code bytes} for people: {@code 97.0 MiB}, {@code 4.2 GiB}, or bytes below a KiB. */
-    static String human(final long bytes)
-    {
-        if (bytes < 1024)
-        {
-            return bytes + " B";
-        }
-        final String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-        int unit = 0;
-        double n = bytes / 1024.0;
-        while (n >= 1024 && unit < units.length - 1)
-        {
-            n /= 1024;
-            unit++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", n, units[unit]);
-    }
 }

@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -112,7 +113,7 @@ final class CheckpointBench implements Callable<Integer>
             return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null).run(json);
         }
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
-            tile, ByteSize.format(budget), w, mtbf, ByteSize.format(cap));
+            tile, ByteUnits.format(budget), w, mtbf, ByteUnits.format(cap));
         final JsonNode none = runs.single("none", List.of(), -1);
         final JsonNode semi = runs.single("semi-blocking", runs.checkpoints("semi", "auto", "semi_blocking"), -1);
         final String tau = realisedInterval(semi);

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.checkpoint.CheckpointReport;
 
+import dev.spillway.memory.ByteUnits;
 import java.util.Map;
 
 /** The checkpoint lines of {@code run}'s summary and the keys of its {@code --json}. */
@@ -35,9 +36,9 @@ final class CheckpointSummary
     {
         final StringBuilder s = new StringBuilder();
         s.append(String.format("  checkpoints (%s, %s): %d committed, %d abandoned; tasks held back %.3f s; " +
-                "cut-to-durable %.2f s in all; wrote %.2f GB (%d objects saved, %d inherited)%n",
+                "cut-to-durable %.2f s in all; wrote %s (%d objects saved, %d inherited)%n",
             c.mode().name().toLowerCase(java.util.Locale.ROOT), c.policy(), c.committed(), c.abandoned(),
-            c.blockSeconds(), c.totalSeconds(), c.bytesWritten() / 1e9, c.objectsSaved(), c.objectsInherited()));
+            c.blockSeconds(), c.totalSeconds(), ByteUnits.format(c.bytesWritten()), c.objectsSaved(), c.objectsInherited()));
         if (c.restoredGeneration() >= 0)
         {
             s.append(String.format("  restored generation %d: %d tasks restored, %d re-executed; restore %.2f s " +

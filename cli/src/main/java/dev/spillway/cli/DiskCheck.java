@@ -6,6 +6,7 @@ import dev.spillway.io.StoreSettings;
 import dev.spillway.io.Stores;
 import dev.spillway.kernels.Footprint;
 
+import dev.spillway.memory.ByteUnits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -56,9 +57,9 @@ record DiskCheck(StoreKind kind, StoreSettings sizing, long bound, int objects, 
             return null;
         }
         return String.format("--dir %s has %s free, but this run may take up to %s there: %s; free some space or " +
-                "choose another --dir", sizing.dir(), ByteSize.human(free), ByteSize.human(bound),
+                "choose another --dir", sizing.dir(), ByteUnits.format(free), ByteUnits.format(bound),
             kind == StoreKind.CHRONICLE ? "the chronicle store's map, allocated whole at open, for all " + objects +
-                " objects (" + ByteSize.human(bytes) + ")" : "all " + objects + " objects (" + ByteSize.human(bytes) +
+                " objects (" + ByteUnits.format(bytes) + ")" : "all " + objects + " objects (" + ByteUnits.format(bytes) +
                 ") spilled at once, rounded to disk blocks, plus the store's index");
     }
 }

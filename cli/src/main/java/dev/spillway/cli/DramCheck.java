@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.kernels.Footprint;
 import dev.spillway.kernels.Kernel;
+import dev.spillway.memory.ByteUnits;
 
 import java.util.function.IntToLongFunction;
 
@@ -34,11 +35,12 @@ record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int rank
             return null;
         }
         final String parts = need.pinned() == 0 ? " for its largest task (" + f.largestTask().size() + " objects)" :
-            ": " + need.task() + " B for its largest task (" + f.largestTask().size() + " objects) plus " +
-                need.pinned() + " B of pinned data";
-        return String.format("--dram %s%s is too small: %s needs %d B of DRAM%s%s, as the runtime charges them (each " +
+            ": " + ByteUnits.format(need.task()) + " for its largest task (" + f.largestTask().size() +
+                " objects) plus " + ByteUnits.format(need.pinned()) + " of pinned data";
+        return String.format("--dram %s%s is too small: %s needs %s of DRAM%s%s, as the runtime charges them (each " +
                 "object rounded up to whole pages); use %s or more%s",
-            dram, Double.isNaN(dram.percent()) ? "" : " (" + budget + " B)", kernel.name(), need.total(),
+            dram, Double.isNaN(dram.percent()) ? "" : " (" + ByteUnits.format(budget) + ")", kernel.name(),
+            ByteUnits.atLeast(need.total()),
             ranks > 1 ? " on a rank" : "", parts, suggestion(need.total()),
             kernel.name().equals("stencil") ? "" : " (or a smaller --tile)");
     }

@@ -1,5 +1,6 @@
 package dev.spillway.cli;
 
+import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -20,7 +21,7 @@ record DramSize(long bytes, double percent)
     @Override
     public String toString()
     {
-        return Double.isNaN(percent) ? ByteSize.format(bytes) : trim(percent) + "%";
+        return Double.isNaN(percent) ? ByteUnits.format(bytes) : trim(percent) + "%";
     }
 
     static String trim(final double percent)

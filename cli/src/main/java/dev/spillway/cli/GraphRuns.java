@@ -7,6 +7,7 @@ import dev.spillway.kernels.graph.GraphProgress;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.kernels.mmap.MappedGraph;
 
+import dev.spillway.memory.ByteUnits;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -49,6 +50,6 @@ final class GraphRuns
 
     private static String traffic(final GraphProgress p)
     {
-        return String.format("read %.2f GB, wrote %.2f GB", p.bytesRead() / 1e9, p.bytesWritten() / 1e9);
+        return "read " + ByteUnits.format(p.bytesRead()) + ", wrote " + ByteUnits.format(p.bytesWritten());
     }
 }

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
+import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -81,7 +82,7 @@ final class IoBench implements Callable<Integer>
         require(block > 0 && block % IoWorkloads.ALIGNMENT == 0 && block <= 1 << 30,
             "--block must be a positive multiple of 4k, at most 1g; got " + block);
         require(size >= block && size % block == 0, "--size must be a positive multiple of --block (" +
-            ByteSize.format(block) + "); got " + size);
+            ByteUnits.format(block) + "); got " + size);
         require(size / block <= 1 << 24, "--size / --block must be at most 16M blocks");
         require(reps >= 1, "--reps must be at least 1");
         final int blocks = (int)(size / block);
@@ -156,9 +157,9 @@ final class IoBench implements Callable<Integer>
             final long usable = Files.getFileStore(base).getUsableSpace();
             if (usable < needed)
             {
-                throw new IOException(String.format("not enough free disk space in %s: bench io needs about %.2f GB " +
-                        "(--size %s plus store slack) but only %.2f GB is usable; lower --size or pick another --dir",
-                    base, needed / 1e9, ByteSize.format(size), usable / 1e9));
+                throw new IOException("not enough free disk space in " + base + ": bench io needs about " +
+                    ByteUnits.atLeast(needed) + " (--size " + ByteUnits.format(size) + " plus store slack) but only " +
+                    ByteUnits.format(usable) + " is usable; lower --size or pick another --dir");
             }
             return Files.createTempDirectory(base, "bench-io-");
         }
@@ -214,8 +215,8 @@ final class IoBench implements Callable<Integer>
     private void print(final Result r, final Path base)
     {
         final PrintWriter out = spec.commandLine().getOut();
-        out.printf("spillway bench io: %s as %d blocks of %s in %s, median of %d reps%n", ByteSize.format(size),
-            size / block, ByteSize.format(block), base, reps);
+        out.printf("spillway bench io: %s as %d blocks of %s in %s, median of %d reps%n", ByteUnits.format(size),
+            size / block, ByteUnits.format(block), base, reps);
         out.printf("%-14s %12s %14s %10s %12s%n", "store", "spill MB/s", "restore MB/s", "spill/raw", "restore/raw");
         out.printf("%-14s %12.1f %14.1f %9.0f%% %11.0f%%%n", name(0), r.rawWriteMbS(), r.rawReadMbS(), 100.0, 100.0);
         for (final StoreResult s : r.stores())

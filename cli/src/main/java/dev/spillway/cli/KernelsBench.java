@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.cli.report.BenchChart;
 import dev.spillway.cli.report.BenchRow;
 import dev.spillway.cli.report.BenchTable;
+import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -106,7 +107,7 @@ final class KernelsBench implements Callable<Integer>
                 "the data and the out-of-core and mmap figures are optimistic");
         }
         System.err.printf("spillway bench kernels: %s, fractions %s, %d workers, JVM allowance %s (-Xmx%s), " +
-            "results in %s%n", ks, fs, w, ByteSize.format(allowance), ByteSize.format(heap), outDir);
+            "results in %s%n", ks, fs, w, ByteUnits.format(allowance), ByteUnits.format(heap), outDir);
 
         final List<BenchRow> rows = new ArrayList<>();
         for (final String k : ks)
@@ -231,7 +232,7 @@ final class KernelsBench implements Callable<Integer>
         }
         final boolean capped = MemoryCgroup.unavailableReason() == null;
         final String name = "spillway-bench-" + ProcessHandle.current().pid() + "-" + label.replace(',', '_');
-        System.err.printf("spillway: %-28s cap %s ... ", label, capped ? ByteSize.format(cap) : "none");
+        System.err.printf("spillway: %-28s cap %s ... ", label, capped ? ByteUnits.format(cap) : "none");
         final long started = System.nanoTime();
         long peak = -1;
         String failure = null;
@@ -270,8 +271,8 @@ final class KernelsBench implements Callable<Integer>
         final Measured m = new Measured(r.get("time_s").asDouble(), r.get("bytes_read").asLong(),
             r.get("bytes_written").asLong(), r.get("verified").asBoolean() || byChecksumOnly,
             r.get("result_checksum").asText(), null);
-        System.err.printf(Locale.ROOT, "%.2f s, read %.2f GB, wrote %.2f GB, peak %s%s%n", m.timeS(), m.bytesRead() / 1e9,
-            m.bytesWritten() / 1e9, peak < 0 ? "n/a" : ByteSize.format(peak), verify ? (byChecksumOnly ?
+        System.err.printf(Locale.ROOT, "%.2f s, read %s, wrote %s, peak %s%s%n", m.timeS(),
+            ByteUnits.format(m.bytesRead()), ByteUnits.format(m.bytesWritten()), peak < 0 ? "n/a" : ByteUnits.format(peak), verify ? (byChecksumOnly ?
                 ", too large to verify in-process: checked by checksum against the in-core and mmap runs" :
                 m.verified() ? ", verified" : ", NOT VERIFIED") : "");
         return m;

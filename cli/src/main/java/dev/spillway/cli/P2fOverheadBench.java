@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -69,7 +70,7 @@ final class P2fOverheadBench implements Callable<Integer>
             System.err.println("spillway: WARNING: " + noCap + ": the runs are UNCAPPED");
         }
         System.err.printf(Locale.ROOT, "spillway bench p2f: lu n=%d tile %d on %d ranks, DRAM %s and %d worker(s) " +
-            "per rank, aligned cuts every %d submissions, %d repeat(s)%n", n, job.tile, ranks, ByteSize.format(budget),
+            "per rank, aligned cuts every %d submissions, %d repeat(s)%n", n, job.tile, ranks, ByteUnits.format(budget),
             job.workers, cut, repeat);
         runs.clearCheckpoints();
         final Map<String, List<String>> configurations = new LinkedHashMap<>();
@@ -123,7 +124,7 @@ final class P2fOverheadBench implements Callable<Integer>
                 same &= checksum.equals(r.get("result_checksum").asText()) && r.get("verified").asBoolean();
             }
             System.out.printf(Locale.ROOT, "%-20s %9.2f %9.3f %9.1f%% %12s %9d%n", e.getKey(), time, time / base0,
-                100 * p2f.path("logged_share").asDouble(0), ByteSize.format(p2f.path("logged_bytes").asLong(0)),
+                100 * p2f.path("logged_share").asDouble(0), ByteUnits.format(p2f.path("logged_bytes").asLong(0)),
                 p2f.path("commits_waiting_for_acks").asLong(0));
         }
         out.put("results_bit_identical", same);

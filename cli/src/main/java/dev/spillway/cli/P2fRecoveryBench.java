@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -78,7 +79,7 @@ final class P2fRecoveryBench implements Callable<Integer>
         }
         System.err.printf(Locale.ROOT, "spillway bench p2f-recovery: lu n=%d tile %d on %d ranks, DRAM %s per rank, " +
             "aligned cuts every %d submissions, kills at %.0f%% of the victim's tasks%n", n, job.tile, ranks,
-            ByteSize.format(budget), cut, 100 * at);
+            ByteUnits.format(budget), cut, 100 * at);
         runs.clearCheckpoints();
         // By name, the clusters of the --p2f runs; 1 (the bound is then 100 %) for the global restart, without --p2f.
         final Map<String, Integer> configurations = new LinkedHashMap<>();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.TransportConfig;
 
 import java.io.IOException;
@@ -80,7 +81,7 @@ final class RankCheckpointBench
     {
         System.err.printf(Locale.ROOT, "spillway bench checkpoint: lu n=%d on one rank against n=%d on %d ranks, " +
                 "tile %d, DRAM %s and %d workers per rank, MTBF %.0f s, cap %s per rank%n", n, order, ranks, tile,
-            ByteSize.format(budget), workers, mtbf, ByteSize.format(runs.cap()));
+            ByteUnits.format(budget), workers, mtbf, ByteUnits.format(runs.cap()));
         final JsonNode auto = runs.single("semi-auto", runs.checkpoints("semi-auto", "auto", SEMI), -1);
         final String every = CheckpointBench.realisedInterval(auto) + "s";
         final List<JsonNode> none = new ArrayList<>();
@@ -272,7 +273,7 @@ final class RankCheckpointBench
     {
         final Object per = m.get("overhead_per_checkpoint_s");
         return String.format(Locale.ROOT, "%-8s %6d %10s %8.2f s %10.2f s %+8.2f%% %5s %9s %7.3f s%n", label,
-            m.get("n"), ByteSize.human((Long)m.get("data_bytes_per_rank")), m.get("time_none_s"),
+            m.get("n"), ByteUnits.format((Long)m.get("data_bytes_per_rank")), m.get("time_none_s"),
             m.get("time_checkpoints_s"), m.get("overhead_pct"), DramSize.trim((Double)m.get("checkpoints")),
             per == null ? "-" : String.format(Locale.ROOT, "%.3f s", (Double)per), m.get("block_s"));
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.kernels.RunResult;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RankStats;
 import dev.spillway.rdma.Collectives;
@@ -95,9 +96,9 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
 
     String describe()
     {
-        return String.format("rank %d: %d tasks in %.2f s; sent %d objects (%.2f GB), received %d (%.2f GB); " +
-            "NVMe read %.2f GB, wrote %.2f GB", rank, tasks, timeS, sends, bytesSent / 1e9, receives,
-            bytesReceived / 1e9, bytesRead / 1e9, bytesWritten / 1e9);
+        return String.format("rank %d: %d tasks in %.2f s; sent %d objects (%s), received %d (%s); " +
+            "NVMe read %s, wrote %s", rank, tasks, timeS, sends, ByteUnits.format(bytesSent), receives,
+            ByteUnits.format(bytesReceived), ByteUnits.format(bytesRead), ByteUnits.format(bytesWritten));
     }
 
     static String describe(final List<RankFigures> all)
@@ -107,18 +108,18 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
         {
             s.append("  ").append(f.describe()).append(System.lineSeparator());
         }
-        s.append(String.format("  total: %d ranks, %d tasks, %.2f GB moved between ranks, NVMe read %.2f GB, " +
-            "wrote %.2f GB%n", all.size(), all.stream().mapToLong(RankFigures::tasks).sum(),
-            all.stream().mapToLong(RankFigures::bytesSent).sum() / 1e9,
-            all.stream().mapToLong(RankFigures::bytesRead).sum() / 1e9,
-            all.stream().mapToLong(RankFigures::bytesWritten).sum() / 1e9));
+        s.append(String.format("  total: %d ranks, %d tasks, %s moved between ranks, NVMe read %s, wrote %s%n",
+            all.size(), all.stream().mapToLong(RankFigures::tasks).sum(),
+            ByteUnits.format(all.stream().mapToLong(RankFigures::bytesSent).sum()),
+            ByteUnits.format(all.stream().mapToLong(RankFigures::bytesRead).sum()),
+            ByteUnits.format(all.stream().mapToLong(RankFigures::bytesWritten).sum())));
         final long stamped = all.stream().mapToLong(f -> f.p2f.sent()).sum();
         if (stamped > 0)
         {
             final long logged = all.stream().mapToLong(f -> f.p2f.logged()).sum();
             s.append(String.format("  past-to-future logging: %d of %d transfers logged (%.1f %%, %s), %d " +
                 "generation(s) waited for acks before committing%n", logged, stamped, 100.0 * logged / stamped,
-                ByteSize.format(all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum()),
+                ByteUnits.format(all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum()),
                 all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum()));
             final long replayed = all.stream().mapToLong(f -> f.p2f.replayed()).sum();
             final long suppressed = all.stream().mapToLong(f -> f.p2f.suppressed()).sum();

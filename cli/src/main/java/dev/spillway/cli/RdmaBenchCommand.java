@@ -1,6 +1,7 @@
 package dev.spillway.cli;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
@@ -106,7 +107,7 @@ final class RdmaBenchCommand implements Callable<Integer>
         String format()
         {
             return String.format(Locale.ROOT, "%10s %11.1f %11.1f %6.2f %11.1f %11.1f %6.2f %10.2f",
-                ByteSize.format(bytes), putMbS, perftestPutMbS, putRatio, getMbS, perftestGetMbS,
+                ByteUnits.format(bytes), putMbS, perftestPutMbS, putRatio, getMbS, perftestGetMbS,
                 getMbS / perftestGetMbS, putLatencyUs);
         }
     }
@@ -129,7 +130,7 @@ final class RdmaBenchCommand implements Callable<Integer>
         if (maxBytes < RdmaBench.MIN_BYTES || maxBytes > MAX_BYTES)
         {
             throw new ParameterException(spec.commandLine(), "--max-bytes must be between " + RdmaBench.MIN_BYTES +
-                " B and " + ByteSize.format(MAX_BYTES) + ", not " + maxBytes);
+                " B and " + ByteUnits.format(MAX_BYTES) + ", not " + maxBytes);
         }
         if (!(seconds > 0))
         {
@@ -181,7 +182,7 @@ final class RdmaBenchCommand implements Callable<Integer>
                 perftestLanes = perftestLanes == null ? put.rmaLanes() : perftestLanes;
                 rows.add(Row.of(point, put, get));
                 progress.step(String.format(Locale.ROOT, "ucx_perftest %s x %d: put %.1f MiB/s, get %.1f MiB/s",
-                    ByteSize.format(point.bytes()), point.iterations(), put.mibPerSecond(), get.mibPerSecond()));
+                    ByteUnits.format(point.bytes()), point.iterations(), put.mibPerSecond(), get.mibPerSecond()));
             }
             return new Result(fabric.label(), UcxPerftest.version(log), UcxPerftest.rmaLanes(log), perftestLanes,
                 IDLE_MAX_PARK.toNanos() / 1e3, seconds, rows);
@@ -226,7 +227,7 @@ final class RdmaBenchCommand implements Callable<Integer>
                     final RdmaBench.Point p = bench.measure(size, seconds);
                     points.add(p);
                     progress.step(String.format(Locale.ROOT, "spillway %s x %d: put %.1f MiB/s, get %.1f MiB/s, " +
-                        "put+flush %.2f us", ByteSize.format(size), p.iterations(), p.putMiBs(), p.getMiBs(),
+                        "put+flush %.2f us", ByteUnits.format(size), p.iterations(), p.putMiBs(), p.getMiBs(),
                         p.putLatencyUs()));
                 }
             }
@@ -273,7 +274,7 @@ final class RdmaBenchCommand implements Callable<Integer>
         if (!Double.isNaN(worst))
         {
             out.printf(Locale.ROOT, "verdict: put bandwidth from %s, lowest ratio to ucx_perftest %.2f (target >= " +
-                "%.1f): %s%n", ByteSize.format(TARGET_FROM_BYTES), worst, TARGET_RATIO, worst >= TARGET_RATIO ?
+                "%.1f): %s%n", ByteUnits.format(TARGET_FROM_BYTES), worst, TARGET_RATIO, worst >= TARGET_RATIO ?
                 "PASS" : "FAIL");
         }
         out.flush();

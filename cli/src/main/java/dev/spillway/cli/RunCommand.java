@@ -7,6 +7,7 @@ import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.graph.EngineGraph;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.TransportException;
@@ -275,9 +276,9 @@ final class RunCommand implements Callable<Integer>
 
         System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
                 "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
-            RunSummary.shape(kernel), ByteSize.format(kernel.dataBytes()), ByteSize.format(budget),
+            RunSummary.shape(kernel), ByteUnits.format(kernel.dataBytes()), ByteUnits.format(budget),
             percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
-            base, ByteSize.human(disk.bound()));
+            base, ByteUnits.format(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
@@ -339,7 +340,7 @@ final class RunCommand implements Callable<Integer>
         {
             System.out.print(CheckpointSummary.describe(checkpoints));
             System.out.printf("  %s holds %s (the finished run's last generations, which a rerun does not resume); " +
-                "delete it when it is no longer needed%n", checkpointDir, ByteSize.format(Dirs.size(checkpointDir)));
+                "delete it when it is no longer needed%n", checkpointDir, ByteUnits.format(Dirs.size(checkpointDir)));
         }
         RunSummary.write(json, out);
         if (report != null)

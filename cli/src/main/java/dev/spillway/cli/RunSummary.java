@@ -7,6 +7,7 @@ import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
 
+import dev.spillway.memory.ByteUnits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -74,8 +75,8 @@ record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreK
         final StringBuilder s = new StringBuilder();
         s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%n", kernel.name(), shape(kernel),
             r.timeSeconds(), r.initSeconds(), rate(kernel, r), kernel.workUnit()));
-        s.append(String.format("  NVMe: read %.2f GB, wrote %.2f GB during the compute phase%n", r.bytesRead() / 1e9,
-            r.bytesWritten() / 1e9));
+        s.append("  NVMe: read ").append(ByteUnits.format(r.bytesRead())).append(", wrote ")
+            .append(ByteUnits.format(r.bytesWritten())).append(" during the compute phase").append(System.lineSeparator());
         if (r.verification() != null)
         {
             s.append(String.format("  %s: residual %.3g (tolerance %.3g), %s%n", r.verification().verified() ?

@@ -32,7 +32,7 @@ class DiskCheckTest
         assertTrue(direct.bound() >= lu.dataBytes() && direct.bound() < lu.dataBytes() + 8 * MIB,
             direct.bound() + " B for " + lu.dataBytes() + " B of data");
         final String refused = direct.problem(97 * MIB);
-        assertTrue(refused != null && refused.startsWith("--dir " + dir + " has 97.0 MiB free, but this run may take" +
+        assertTrue(refused != null && refused.startsWith("--dir " + dir + " has 97 MiB free, but this run may take" +
             " up to 13") && refused.contains("choose another --dir"), refused);
         assertNull(direct.problem(direct.bound()));
     }

@@ -93,7 +93,7 @@ class RunCommandTest
     void aBudgetBelowOneTasksWorkingSetIsRefused()
     {
         assertEquals(2, run("run", "matmul", "--n", "512", "--tile", "256", "--dram", "1m", "--dir", tmp.toString()));
-        assertTrue(err.toString().contains("--dram 1 MiB is too small: matmul needs 1572864 B"), err::toString);
+        assertTrue(err.toString().contains("--dram 1 MiB is too small: matmul needs 1.5 MiB"), err::toString);
         assertTrue(err.toString().contains("use --dram 1536k or more"), err::toString);
     }
 
@@ -159,7 +159,7 @@ class RunCommandTest
         final String[] lu = {"run", "lu", "--n", "2048", "--tile", "256", "--pivoting", "--workers", "2", "--dir",
             tmp.resolve("spill").toString(), "--dram"};
         assertEquals(2, run(concat(lu, "25%")), err::toString);
-        assertTrue(err.toString().contains("--dram 25% (8390656 B) is too small: lu needs 8392704 B"), err::toString);
+        assertTrue(err.toString().contains("--dram 25% (8 MiB) is too small: lu needs 8.01 MiB"), err::toString);
         assertEquals(0, run(concat(lu, suggestion())), err::toString);
     }
 

@@ -188,7 +188,5 @@ class SpillwayCliTest
         assertEquals(100L, sizes.convert("100b"));
         assertThrows(TypeConversionException.class, () -> sizes.convert("4ib"));
         assertThrows(TypeConversionException.class, () -> sizes.convert("-1m"));
-        assertEquals("4 MiB", ByteSize.format(4L << 20));
-        assertEquals("1000 B", ByteSize.format(1000));
     }
 }

@@ -13,6 +13,7 @@ public final class ByteUnits
 {
     private static final String[] PREFIXES = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     private static final MathContext THREE_DIGITS = new MathContext(3, RoundingMode.HALF_EVEN);
+    private static final MathContext THREE_DIGITS_UP = new MathContext(3, RoundingMode.CEILING);
 
     private ByteUnits()
     {
@@ -21,16 +22,22 @@ public final class ByteUnits
     /** @return {@code bytes} with a binary prefix and three significant digits, e.g. {@code 33.6 MiB}. */
     public static String format(final long bytes)
     {
-        return scaled(bytes, "");
+        return scaled(bytes, "", THREE_DIGITS);
+    }
+
+    /** @return {@code bytes} like {@link #format}, rounded up: for a least size, which must not print smaller. */
+    public static String atLeast(final long bytes)
+    {
+        return scaled(bytes, "", THREE_DIGITS_UP);
     }
 
     /** @return {@code bytesPerSecond} like {@link #format}, per second, e.g. {@code 1.31 GiB/s}. */
     public static String rate(final double bytesPerSecond)
     {
-        return Double.isFinite(bytesPerSecond) ? scaled(bytesPerSecond, "/s") : "n/a";
+        return Double.isFinite(bytesPerSecond) ? scaled(bytesPerSecond, "/s", THREE_DIGITS) : "n/a";
     }
 
-    private static String scaled(final double value, final String suffix)
+    private static String scaled(final double value, final String suffix, final MathContext digits)
     {
         double n = Math.abs(value);
         int prefix = 0;
@@ -39,8 +46,8 @@ public final class ByteUnits
             n /= 1024;
             prefix++;
         }
-        final BigDecimal digits = prefix == 0 ? BigDecimal.valueOf(Math.round(n)) :
-            new BigDecimal(n).round(THREE_DIGITS).stripTrailingZeros();
-        return (value < 0 ? "-" : "") + digits.toPlainString() + " " + PREFIXES[prefix] + suffix;
+        final BigDecimal shown = prefix == 0 ? BigDecimal.valueOf(Math.round(n)) :
+            new BigDecimal(n).round(digits).stripTrailingZeros();
+        return (value < 0 ? "-" : "") + shown.toPlainString() + " " + PREFIXES[prefix] + suffix;
     }
 }

@@ -265,6 +265,6 @@ public final class DataObject
     @Override
     public String toString()
     {
-        return "'" + tag + "' (" + size + " B, " + residency + (dirty ? ", dirty" : "") + ", refs " + refCount + ")";
+        return "'" + tag + "' (" + ByteUnits.format(size) + ", " + residency + (dirty ? ", dirty" : "") + ", refs " + refCount + ")";
     }
 }

@@ -95,8 +95,8 @@ public final class DramBudget
     {
         if (!tryAllocate(bytes))
         {
-            throw new IllegalArgumentException("IO staging of " + bytes + " B does not fit the DRAM budget of " +
-                capacity + " B");
+            throw new IllegalArgumentException("IO staging of " + ByteUnits.format(bytes) + " does not fit the DRAM " +
+                "budget of " + ByteUnits.format(capacity));
         }
         committed += bytes;
     }

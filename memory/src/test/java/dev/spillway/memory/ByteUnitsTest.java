@@ -22,6 +22,14 @@ class ByteUnitsTest
     }
 
     @Test
+    void aLeastSizeRoundsUp()
+    {
+        assertEquals("2.57 MiB", ByteUnits.atLeast(2684355));
+        assertEquals("32 MiB", ByteUnits.atLeast(32L << 20));
+        assertEquals("100 B", ByteUnits.atLeast(100));
+    }
+
+    @Test
     void ratesArePerSecond()
     {
         assertEquals("1.31 GiB/s", ByteUnits.rate(1.31 * (1L << 30)));

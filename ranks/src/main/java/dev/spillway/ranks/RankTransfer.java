@@ -136,8 +136,8 @@ final class RankTransfer implements AsyncTaskBody
         {
             if (m.length() != object.local.size())
             {
-                throw new IllegalStateException(name() + ": rank " + peer + " sent " + m.length() + " B, expected " +
-                    object.local.size() + " B: the ranks do not run the same program");
+                throw new IllegalStateException(name() + ": rank " + peer + " sent " + m.length() + " bytes, expected " +
+                    object.local.size() + ": the ranks do not run the same program");
             }
             counters.received(m.length());
             if (protocol.active())

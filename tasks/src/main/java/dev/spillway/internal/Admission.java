@@ -3,6 +3,7 @@ package dev.spillway.internal;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskFailedException;
 import dev.spillway.memory.BufferPool;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.memory.DataObject;
 import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
@@ -143,8 +144,8 @@ final class Admission
     private TaskFailedException cannotMakeRoom(final TaskRecord t, final long need)
     {
         final IOException spill = transfers.lastSpillFailure();
-        return new TaskFailedException("task '" + t.name + "' needs " + need + " B of DRAM, but only " +
-            budget.available() + " B are free and the rest is held by objects whose write-back failed" +
+        return new TaskFailedException("task '" + t.name + "' needs " + ByteUnits.format(need) + " of DRAM, but only " +
+            ByteUnits.format(budget.available()) + " are free and the rest is held by objects whose write-back failed" +
             (spill == null ? "" : ": " + spill.getMessage()), spill);
     }
 

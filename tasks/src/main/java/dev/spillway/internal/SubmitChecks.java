@@ -5,6 +5,7 @@ import dev.spillway.DataNotWrittenException;
 import dev.spillway.Privilege;
 import dev.spillway.WorkingSetTooLargeException;
 import dev.spillway.memory.BufferPool;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.memory.DramBudget;
 
 import java.util.Arrays;
@@ -45,9 +46,9 @@ final class SubmitChecks
         final int largest = pool.largestSize();
         if (size > largest)
         {
-            throw new IllegalArgumentException("data '" + tag + "': " + size + " B is more than the largest object " +
-                "a runtime holds, " + largest + " B (2 GiB less one " + (Integer.MAX_VALUE - largest + 1) +
-                "-B block): split it into tiles");
+            throw new IllegalArgumentException("data '" + tag + "': " + ByteUnits.format(size) + " is more than the " +
+                "largest object a runtime holds, " + largest + " bytes (2 GiB less one " +
+                ByteUnits.format(Integer.MAX_VALUE - largest + 1) + " block): split it into tiles");
         }
     }
 
@@ -57,10 +58,10 @@ final class SubmitChecks
         final long cost = pool.cost(size);
         if (pinnedBytes + cost + largestWorkingSet > budget.capacity() - stagingBytes)
         {
-            throw new WorkingSetTooLargeException("pinned data '" + tag + "' (" + cost + " B) would leave " +
-                (budget.capacity() - stagingBytes - pinnedBytes - cost) + " B of the DRAM budget, less than " +
-                "the largest task submitted so far needs (" + largestWorkingSet + " B); " + pinnedBytes +
-                " B are pinned already");
+            throw new WorkingSetTooLargeException("pinned data '" + tag + "' (" + ByteUnits.format(cost) +
+                ") would leave " + ByteUnits.format(budget.capacity() - stagingBytes - pinnedBytes - cost) +
+                " of the DRAM budget, less than the largest task submitted so far needs (" +
+                ByteUnits.format(largestWorkingSet) + "); " + ByteUnits.format(pinnedBytes) + " are pinned already");
         }
         pinnedBytes += cost;
     }
@@ -109,12 +110,12 @@ final class SubmitChecks
         final long room = budget.capacity() - stagingBytes - pinnedBytes;
         if (unpinned > room)
         {
-            throw new WorkingSetTooLargeException("task '" + name + "' needs " + workingSet + " B of DRAM for " +
-                refs.length + " objects " + Arrays.toString(refs) + " (each charged its size rounded " +
-                "up to whole " + pool.alignment() + "-B blocks, see Spillway.dramCharge), but the DRAM budget " +
-                "leaves " + room + " B (" + budget.capacity() + " B minus " + stagingBytes +
-                " B of IO staging minus " + pinnedBytes + " B pinned): raise the budget to at least " +
-                (budget.capacity() + unpinned - room) + " B");
+            throw new WorkingSetTooLargeException("task '" + name + "' needs " + ByteUnits.format(workingSet) +
+                " of DRAM for " + refs.length + " objects " + Arrays.toString(refs) + " (each charged its size " +
+                "rounded up to whole " + ByteUnits.format(pool.alignment()) + " blocks, see Spillway.dramCharge), " +
+                "but the DRAM budget leaves " + ByteUnits.format(room) + " (" + ByteUnits.format(budget.capacity()) +
+                " minus " + ByteUnits.format(stagingBytes) + " of IO staging minus " + ByteUnits.format(pinnedBytes) +
+                " pinned): raise the budget to at least " + ByteUnits.atLeast(budget.capacity() + unpinned - room));
         }
         largestWorkingSet = Math.max(largestWorkingSet, unpinned);
         for (int i = 0; i < refs.length; i++)

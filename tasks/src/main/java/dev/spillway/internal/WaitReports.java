@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import dev.spillway.IoOrder;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.memory.DramBudget;
 import dev.spillway.memory.Residency;
 import dev.spillway.spi.AsyncTaskBody;
@@ -55,8 +56,9 @@ final class WaitReports
             case PENDING -> t.heldBy != null ? t.heldBy : agent.paused() ? "admission paused: call resume()" :
                 t.needBytes <= 0 ? "in the " + order.letter() + " admission queue (" + agent.pendingCount() +
                     " task(s)), its DRAM need not yet computed" :
-                "waiting for DRAM: needs " + t.needBytes + " B, " + Math.max(0, budget.available()) + " B free of " +
-                    budget.capacity() + " B (the rest held by running or admitted tasks); " + agent.pendingCount() +
+                "waiting for DRAM: needs " + ByteUnits.format(t.needBytes) + ", " +
+                    ByteUnits.format(Math.max(0, budget.available())) + " free of " +
+                    ByteUnits.format(budget.capacity()) + " (the rest held by running or admitted tasks); " + agent.pendingCount() +
                     " task(s) in the " + order.letter() + " admission queue";
             case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
                 " transfer(s) queued";

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import dev.spillway.memory.ByteUnits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,7 +20,6 @@ import java.util.function.Function;
 public final class BenchTable
 {
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final double GB = 1e9;
 
     private record Column(String header, Function<BenchRow, String> cell)
     {
@@ -33,8 +33,8 @@ public final class BenchTable
         new Column("normalised", r -> Html.fixed(r.ratioIncore(), 2)),
         new Column("mmap s", r -> Html.fixed(r.mmapTimeS(), 3)),
         new Column("mmap/spillway", r -> Html.fixed(r.ratioMmap(), 2)),
-        new Column("GB read", r -> Html.fixed(r.bytesRead() / GB, 3)),
-        new Column("GB written", r -> Html.fixed(r.bytesWritten() / GB, 3)),
+        new Column("read", r -> ByteUnits.format(r.bytesRead())),
+        new Column("written", r -> ByteUnits.format(r.bytesWritten())),
         new Column("verified", r -> r.verified() ? "yes" : "NO"));
 
     private BenchTable()

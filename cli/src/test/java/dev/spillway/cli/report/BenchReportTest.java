@@ -3,6 +3,7 @@ package dev.spillway.cli.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.spillway.memory.ByteUnits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Element;
@@ -106,7 +107,7 @@ class BenchReportTest
             {
                 assertEquals(Double.parseDouble(c[5]) / time, Double.parseDouble(c[6]), 0.006);
             }
-            assertEquals(3 * 100 / Double.parseDouble(c[0].replace(" %", "")), Double.parseDouble(c[7]), 1e-3);
+            assertEquals(ByteUnits.format((long)(3e9 * 100 / Double.parseDouble(c[0].replace(" %", "")))), c[7]);
             assertEquals("yes", c[9]);
         }
     }
