@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
+import dev.spillway.SpillwayStats;
 import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
@@ -58,6 +59,8 @@ final class RunCommand implements Callable<Integer>
     private RunChecks checks;
     /** When this process joined its job (ranks only): the start of its work after a relaunch. */
     private long joinedMillis;
+    /** The command line and when it started; set when the command is called. */
+    private Invocation invocation;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -154,6 +157,7 @@ final class RunCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         checks = new RunChecks(spec.commandLine());
+        invocation = Invocation.now(spec.root().commandLine().getParseResult().originalArgs());
         final String kernelKey = kernelName.toLowerCase(java.util.Locale.ROOT);
         problem.check(kernelKey, spec.commandLine());
         checks.baseline(baseline);
@@ -280,7 +284,7 @@ final class RunCommand implements Callable<Integer>
             base, ByteSize.human(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
-        final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
+        final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
             final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll) :
@@ -290,6 +294,7 @@ final class RunCommand implements Callable<Integer>
         }
         RunResult result = null;
         CheckpointReport checkpoints = null;
+        SpillwayStats stats = null;
         long raised = 0;
         if ("mmap".equals(graphKind))
         {
@@ -309,7 +314,8 @@ final class RunCommand implements Callable<Integer>
                 {
                     checks.require(tooSmall);
                     result = GraphRuns.withProgress(kernel, graph, "", !noVerify);
-                    System.err.println("spillway: " + graph.stats());
+                    stats = graph.stats();
+                    System.err.println("spillway: " + RunStats.line(stats, result.done()));
                     checkpoints = graph.checkpointReport();
                 }
             }
@@ -329,12 +335,18 @@ final class RunCommand implements Callable<Integer>
         {
             baselineResult = runBaseline(kernelKey, blas, budget, w, area, disk);
         }
-        final Map<String, Object> out = summary.json(result, baselineResult);
+        final long restored = checkpoints == null ? 0 : checkpoints.restoredTasks();
+        final Map<String, Object> out = summary.json(result, baselineResult, restored);
+        out.put("tasks", GraphRuns.phases(result.done()));
+        if (stats != null)
+        {
+            out.put("stats", RunStats.of(stats).json());
+        }
         if (checkpoints != null && checkpoints.enabled())
         {
             CheckpointSummary.put(checkpoints, out);
         }
-        summary.print(result, baselineResult);
+        summary.print(result, baselineResult, restored);
         if (checkpoints != null && checkpoints.enabled())
         {
             System.out.print(CheckpointSummary.describe(checkpoints));

@@ -86,7 +86,13 @@ public final class SpillwayCli
     static final class Version implements IVersionProvider
     {
         @Override
-        public String[] getVersion() throws IOException
+        public String[] getVersion()
+        {
+            return new String[] {"spillway " + number(), "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+        }
+
+        /** @return the version number, such as {@code 0.1.0-SNAPSHOT}, or {@code (unknown version)}. */
+        static String number()
         {
             final Properties p = new Properties();
             try (InputStream in = SpillwayCli.class.getResourceAsStream("version.properties"))
@@ -96,8 +102,11 @@ public final class SpillwayCli
                     p.load(in);
                 }
             }
-            return new String[] {"spillway " + p.getProperty("version", "(unknown version)"),
-                "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+            catch (final IOException e)
+            {
+                // reported as unknown
+            }
+            return p.getProperty("version", "(unknown version)");
         }
     }
 }

@@ -30,9 +30,9 @@ public final class BenchTable
         new Column("policy", BenchRow::policy),
         new Column("time s", r -> Html.fixed(r.timeS(), 3)),
         new Column("in-core s", r -> Html.fixed(r.incoreTimeS(), 3)),
-        new Column("normalised", r -> Html.fixed(r.ratioIncore(), 2)),
+        new Column("spillway/in-core", r -> Html.fixed(r.spillwayOverIncore(), 2)),
         new Column("mmap s", r -> Html.fixed(r.mmapTimeS(), 3)),
-        new Column("mmap/spillway", r -> Html.fixed(r.ratioMmap(), 2)),
+        new Column("mmap/spillway", r -> Html.fixed(r.mmapOverSpillway(), 2)),
         new Column("GB read", r -> Html.fixed(r.bytesRead() / GB, 3)),
         new Column("GB written", r -> Html.fixed(r.bytesWritten() / GB, 3)),
         new Column("verified", r -> r.verified() ? "yes" : "NO"));
