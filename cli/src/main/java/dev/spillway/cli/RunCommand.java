@@ -44,7 +44,12 @@ import java.util.concurrent.Callable;
         "As one rank of a job (SPILLWAY_RANK etc. set, see `spillway launch`): tiles are dealt over the ranks, " +
             "--dram and --workers apply to each rank, a percentage is of the rank's share of the data, and rank 0 " +
             "reports per-rank and total figures."},
-    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
+    footer = {"", "Examples:",
+        "  spillway run                  (LU of order 6144, DRAM a quarter of its data)",
+        "  spillway run matmul --n 8192 --tile 512 --dram 12.5%% --baseline mmap --json matmul.json",
+        "  spillway run stencil --grid 512,512,512 --steps 4 --report stencil.html",
+        "  spillway run lu --n 16384 --checkpoint-dir ck --checkpoint-every 60s   (the same again resumes)",
+        "", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
         "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {

@@ -18,7 +18,12 @@ import java.util.Properties;
  * {@code SPILLWAY_DEBUG=1}). SIGINT and SIGTERM print {@code spillway: interrupted}, stop the command and exit with
  * 130 or 143 ({@link Interrupts}).
  */
-@Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
+@Command(name = "spillway", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway run lu --n 8192 --dram 12.5%% --json lu.json",
+        "  spillway launch -n 2 run lu --n 8192",
+        "  spillway bench kernels --quick",
+        "  spillway help run"}, versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
     subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SpillwayCli
@@ -42,6 +47,8 @@ public final class SpillwayCli
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         cmd.getSubcommands().get("launch").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
         giveEveryCommandTheVersion(cmd);
+        cmd.getSubcommands().get("help").getCommandSpec().usageMessage().footer("", "Examples:",
+            "  spillway help run", "  spillway help bench kernels");
         cmd.setParameterExceptionHandler((e, args) ->
         {
             final CommandLine bad = e.getCommandLine();
