@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
         "  spillway bench kernels --quick --kernel matmul",
-        "  spillway bench io --size 4g --json io.json"}, description = "Measure the runtime and the store.",
+        "  spillway bench io --size 4g --json io.json"},
+    description = "Measure the runtime and the store.",
     subcommands = {OverheadBench.class, IoBench.class, KernelsBench.class, CheckpointBench.class,
         RdmaBenchCommand.class, P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class})
 final class BenchCommand

@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
         "  spillway bench checkpoint --n 8192 --tile 512 --json checkpoint.json",
-        "  spillway bench checkpoint --ranks 2 --n 8192 --tile 1024"}, sortOptions = false,
+        "  spillway bench checkpoint --ranks 2 --n 8192 --tile 1024"},
+    sortOptions = false,
     description = "Checkpoint overhead (semi-blocking vs blocking, automatic interval) and recovery time on " +
         "out-of-core LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after " +
         "one is killed.")

@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "io", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench io --size 4g --block 1m --dir /mnt/nvme/tmp --json io.json"}, sortOptions = false,
+        "  spillway bench io --size 4g --block 1m --dir /mnt/nvme/tmp --json io.json"},
+    sortOptions = false,
     description = {"Spill and restore throughput of the stores against raw O_DIRECT IO.",
         "After an untimed warm-up pass of up to 256 MiB, each rep writes --size bytes as blocks of --block bytes " +
             "to a fresh store (and to one raw O_DIRECT file), " +

@@ -20,7 +20,8 @@ import java.util.function.IntToLongFunction;
  */
 @Command(name = "overhead", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench overhead --tasks 1000000 --reps 5 --json overhead.json"}, sortOptions = false,
+        "  spillway bench overhead --tasks 1000000 --reps 5 --json overhead.json"},
+    sortOptions = false,
     description = {"Per-task overhead of the engine against a ForkJoinPool.",
         "Runs one warm-up round, then --reps rounds of: N empty tasks through the engine; W chains of tasks that " +
             "each READ_WRITE their chain's 64-byte object; N empty Runnables on ForkJoinPool(W). Reports the " +

@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "p2f-recovery", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench p2f-recovery --ranks 4 --n 8192 --tile 1024 --clusters 2 --json rec.json"}, sortOptions = false,
+        "  spillway bench p2f-recovery --ranks 4 --n 8192 --tile 1024 --clusters 2 --json rec.json"},
+    sortOptions = false,
     description = {"Recovery under past-to-future logging (run --p2f) against the global restart: LU on R ranks, " +
         "each rank killed in turn at the same task; the ranks rolled back and the time lost to the kill.",
         "Example: spillway bench p2f-recovery --ranks 4 --n 8192 --clusters 2,4"})

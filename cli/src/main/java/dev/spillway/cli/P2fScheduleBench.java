@@ -33,7 +33,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "p2f-schedule", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench p2f-schedule --kernels lu,stencil --ranks 4,64 --clusters 1,2,4 --json p2f.json"}, sortOptions = false,
+        "  spillway bench p2f-schedule --kernels lu,stencil --ranks 4,64 --clusters 1,2,4 --json p2f.json"},
+    sortOptions = false,
     description = {"Past-to-future logging volume and ranks rolled back, computed from the kernels' transfer " +
         "schedules for up to hundreds of ranks without running them (seed 001 Table I's shape).",
         "%log: transfers logged (sent in an earlier epoch than received), by count and by bytes. %rl: ranks rolled " +

@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  */
 @Command(name = "rdma", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench rdma --transport shm --json rdma-shm.json"}, sortOptions = false,
+        "  spillway bench rdma --transport shm --json rdma-shm.json"},
+    sortOptions = false,
     description = {"Put/get bandwidth and put latency of the UCX transport between two processes, next to " +
         "ucx_perftest (package ucx-utils) on the same transport, sizes and iteration counts.",
         "shm: UCX without peer error handling, one-sided shared memory (sysv/posix); tcp: with peer error " +

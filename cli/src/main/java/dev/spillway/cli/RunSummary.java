@@ -17,16 +17,16 @@ import java.util.Map;
  * {@code run.schema.json} beside this class), the lines it prints, and its exit status.
  *
  * @param invocation the command that ran.
- * @param kernel   the kernel run.
- * @param budget   the DRAM budget, per rank.
- * @param workers  worker threads.
- * @param policy   the IO policy letters.
- * @param store    the NVMe store.
- * @param blas     the BLAS in use.
- * @param baseline the {@code --baseline} name.
+ * @param kernel     the kernel run.
+ * @param budget     the DRAM budget, per rank.
+ * @param workers    worker threads.
+ * @param policy     the IO policy letters.
+ * @param store      the NVMe store.
+ * @param blas       the BLAS in use.
+ * @param baseline   the {@code --baseline} name.
  */
-record RunSummary(Invocation invocation, Kernel kernel, long budget, int workers, String policy, StoreKind store, Blas.Choice blas,
-    String baseline)
+record RunSummary(Invocation invocation, Kernel kernel, long budget, int workers, String policy, StoreKind store,
+    Blas.Choice blas, String baseline)
 {
     /**
      * @param restored tasks restored from a checkpoint, counted in submission order from the first task.

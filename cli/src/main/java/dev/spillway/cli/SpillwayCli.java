@@ -23,7 +23,8 @@ import java.util.Properties;
         "  spillway run lu --n 8192 --dram 12.5%% --json lu.json",
         "  spillway launch -n 2 run lu --n 8192",
         "  spillway bench kernels --quick",
-        "  spillway help run"}, versionProvider = SpillwayCli.Version.class,
+        "  spillway help run"},
+    versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
     subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SpillwayCli

@@ -39,7 +39,8 @@ final class RunSchema
     {
         try (InputStream in = RunSummary.class.getResourceAsStream("run.schema.json"))
         {
-            final SchemaValidatorsConfig config = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
+            final SchemaValidatorsConfig config = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true)
+                .build();
             return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in, config);
         }
         catch (final IOException e)

@@ -38,7 +38,8 @@ class RunSummaryTest
     void theStatsLineSplitsTheTasksDoneByPhase()
     {
         final SpillwayStats s = new SpillwayStats("direct", 3L << 30, 1L << 30, 30, 10, 0, 500, 30, 4, 6, 2, 9, 0,
-            384, 0, 8L << 20, 6L << 20, new long[] {1000_000_000L}, new long[] {0}, new long[] {2_000_000L}, 0, 0, 0, 0);
+            384, 0, 8L << 20, 6L << 20, new long[] {1_000_000_000L}, new long[] {0}, new long[] {2_000_000L}, 0, 0,
+            0, 0);
         final String line = RunStats.line(s, new PhaseTasks(90, 204, 90));
         assertTrue(line.startsWith("tasks 384 done (generation 90, compute 204, verification 90), 0 failed"), line);
         assertTrue(line.contains("read 3 GiB (30 blocks)") && line.contains("DRAM peak 6 MiB of 8 MiB"),

@@ -57,7 +57,8 @@ class BenchReportTest
 
         final JsonNode first = new ObjectMapper().readTree(file.toFile()).get(0);
         assertEquals(List.of("kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s", "mmap_time_s",
-            "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "verified"), fieldNames(first));
+            "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "verified"),
+            fieldNames(first));
         assertTrue(first.get("mmap_time_s").isNull() && first.get("mmap_over_spillway").isNull(), first.toString());
         assertEquals(first.get("time_s").asDouble() / first.get("incore_time_s").asDouble(),
             first.get("spillway_over_incore").asDouble(), 1e-12);
