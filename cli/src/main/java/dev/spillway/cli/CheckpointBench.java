@@ -25,7 +25,11 @@ import java.util.concurrent.Callable;
  * interval, and once killed with SIGKILL and resumed, to time recovery. With {@code --ranks R}, one rank against R
  * ranks instead ({@link RankCheckpointBench}).
  */
-@Command(name = "checkpoint", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "checkpoint", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench checkpoint --n 8192 --tile 512 --json checkpoint.json",
+        "  spillway bench checkpoint --ranks 2 --n 8192 --tile 1024"},
+    sortOptions = false,
     description = "Checkpoint overhead (semi-blocking vs blocking, automatic interval) and recovery time on " +
         "out-of-core LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after " +
         "one is killed.")

@@ -1,8 +1,8 @@
 package dev.spillway.cli;
 
 import dev.spillway.checkpoint.CheckpointReport;
-
 import dev.spillway.memory.ByteUnits;
+
 import java.util.Map;
 
 /** The checkpoint lines of {@code run}'s summary and the keys of its {@code --json}. */

@@ -5,8 +5,8 @@ import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
 import dev.spillway.io.Stores;
 import dev.spillway.kernels.Footprint;
-
 import dev.spillway.memory.ByteUnits;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

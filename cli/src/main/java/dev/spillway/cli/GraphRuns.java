@@ -2,14 +2,17 @@ package dev.spillway.cli;
 
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.KernelRunner;
+import dev.spillway.kernels.PhaseTasks;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.graph.GraphProgress;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.kernels.mmap.MappedGraph;
-
 import dev.spillway.memory.ByteUnits;
+
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** Runs of a kernel on a graph for {@code run}, each with a progress line showing tasks done and NVMe traffic. */
 final class GraphRuns
@@ -26,7 +29,8 @@ final class GraphRuns
         final boolean verify)
     {
         final long total = kernel.computeTasks();
-        try (Progress progress = Progress.start(label.isEmpty() ? kernel.name() : label + " " + kernel.name(), total))
+        try (Progress progress = Progress.start((label.isEmpty() ? "" : label + " ") + kernel.name() + " compute",
+            total))
         {
             return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)
                 + (p.tasksDone() >= total ? (verify ? "; compute done, verifying" : "; compute done") : "")));
@@ -46,6 +50,16 @@ final class GraphRuns
         {
             Dirs.deleteTree(mapped);
         }
+    }
+
+    /** @return the {@code tasks} object of {@code run --json}: tasks finished in each phase. */
+    static Map<String, Object> phases(final PhaseTasks done)
+    {
+        final Map<String, Object> tasks = new LinkedHashMap<>();
+        tasks.put("generation", done.generation());
+        tasks.put("compute", done.compute());
+        tasks.put("verification", done.verification());
+        return tasks;
     }
 
     private static String traffic(final GraphProgress p)

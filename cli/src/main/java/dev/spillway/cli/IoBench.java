@@ -26,7 +26,10 @@ import java.util.concurrent.Callable;
  * {@code spillway bench io}: spill and restore throughput of each store against raw {@code O_DIRECT} file IO of the
  * same bytes and block size, interleaved and repeated because disks are noisy.
  */
-@Command(name = "io", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "io", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench io --size 4g --block 1m --dir /mnt/nvme/tmp --json io.json"},
+    sortOptions = false,
     description = {"Spill and restore throughput of the stores against raw O_DIRECT IO.",
         "After an untimed warm-up pass of up to 256 MiB, each rep writes --size bytes as blocks of --block bytes " +
             "to a fresh store (and to one raw O_DIRECT file), " +

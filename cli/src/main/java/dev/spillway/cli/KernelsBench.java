@@ -28,7 +28,11 @@ import java.util.concurrent.TimeUnit;
  * included: data + allowance in core, budget + allowance out of core and for mmap. The in-core run, the out-of-core
  * runs and the mmap run of one fraction run back to back.
  */
-@Command(name = "kernels", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "kernels", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench kernels --quick --kernel matmul --out bench-out",
+        "  spillway bench kernels --kernel lu --fractions 25,12.5 --policies 'p,s,d;f' --json lu-rows.json"},
+    sortOptions = false,
     description = {"Sweep DRAM fractions and IO policies for matmul, lu and stencil; compare with in core and mmap.",
         "Writes a markdown table, JSON rows and an HTML chart of normalised time against DRAM fraction."})
 final class KernelsBench implements Callable<Integer>

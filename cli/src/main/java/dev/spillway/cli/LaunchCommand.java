@@ -1,8 +1,12 @@
 package dev.spillway.cli;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,12 +26,18 @@ import java.util.concurrent.TimeUnit;
     description = {"Start N local ranks of a spillway command (e.g. `launch -n 2 run lu --n 8192`).",
         "To place ranks on several hosts, start `spillway <command>` yourself with SPILLWAY_RANK, SPILLWAY_SIZE, " +
             "SPILLWAY_COORDINATOR (rank 0's host:port) and SPILLWAY_SECRET set; see the README (Slurm, mpirun, ssh)."},
-    footer = {"", "Exit status: 0 when every rank succeeded; else the first failing rank's (75: it stopped for a " +
+    footer = {"", "Examples:",
+        "  spillway launch -n 2 run lu --n 8192 --json lu.json",
+        "  spillway launch -n 4 --max-restarts 2 run lu --n 8192 --checkpoint-dir ck --checkpoint-every 500",
+        "", "Exit status: 0 when every rank succeeded; else the first failing rank's (75: it stopped for a " +
         "restart, and no restart was left); 130 or 143 after SIGINT or SIGTERM, which stop every rank."})
 final class LaunchCommand implements Callable<Integer>
 {
     /** How long interrupted ranks get to cancel and clean up (RunCommand's limits, and a JVM exit) before SIGKILL. */
     static final long STOP_MS = RunCommand.CANCEL_MS + RunCommand.REMOVE_MS + 5_000;
+
+    @Spec
+    private CommandSpec spec;
 
     @Option(names = "-n", paramLabel = "N", required = true, description = "Ranks to start.")
     private int ranks;
@@ -59,6 +69,11 @@ final class LaunchCommand implements Callable<Integer>
         if (command.get(0).equals("launch"))
         {
             throw new IllegalArgumentException("launch cannot launch itself");
+        }
+        final int refused = parseHere();
+        if (refused >= 0)
+        {
+            return refused;
         }
         final List<CrashSpec> crashes = new ArrayList<>();
         for (final String spec : crashAt)
@@ -93,6 +108,29 @@ final class LaunchCommand implements Callable<Integer>
             System.err.println("spillway launch: relaunching all " + ranks + " ranks as incarnation " +
                 (incarnation + 1) + " (restart " + (incarnation + 1) + " of at most " + maxRestarts + "); lost: " +
                 (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : "rank " + outcome.lost()));
+        }
+    }
+
+    /**
+     * Parses the ranks' command in this process first, so that arguments every rank would refuse are reported once,
+     * as {@code spillway} reports them, and no rank starts.
+     *
+     * @return the exit status of the refusal, or -1 when the command parses.
+     */
+    private int parseHere() throws Exception
+    {
+        final CommandLine ranksCommand = SpillwayCli.commandLine();
+        ranksCommand.setOut(spec.commandLine().getOut());
+        ranksCommand.setErr(spec.commandLine().getErr());
+        final String[] args = command.toArray(new String[0]);
+        try
+        {
+            ranksCommand.parseArgs(args);
+            return -1;
+        }
+        catch (final ParameterException e)
+        {
+            return ranksCommand.getParameterExceptionHandler().handleParseException(e, args);
         }
     }
 

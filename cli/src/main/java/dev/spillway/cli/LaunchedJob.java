@@ -35,6 +35,11 @@ final class LaunchedJob
 {
     /** A rank prints this, with the time it learnt of the loss, before it exits for a restart. */
     static final Pattern RESTART_LINE = Pattern.compile("restart needed, detected_ms=(\\d+)");
+    /**
+     * What UCX's Java binding logs for each request a lost peer failed, several per loss: the rank reports the loss
+     * itself in one line, so the launcher drops these.
+     */
+    private static final Pattern UCX_REQUEST_ERROR = Pattern.compile("UCX\\s+ERROR\\s+JUCX: request error");
     /** The variable that tells a relaunched rank how it was recovered: lost ranks and the times of the steps. */
     static final String RECOVERY_ENV = "SPILLWAY_RECOVERY";
     private static final long GRACE_MS = 15_000;
@@ -325,7 +330,10 @@ final class LaunchedJob
                     {
                         detectedMillis.accumulateAndGet(Long.parseLong(m.group(1)), Math::min);
                     }
-                    out.get().println(prefix + line);
+                    if (shown(line))
+                    {
+                        out.get().println(prefix + line);
+                    }
                 }
             }
             catch (final IOException ignored)
@@ -336,6 +344,12 @@ final class LaunchedJob
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** @return whether the launcher passes on {@code line} of a rank's output: all but UCX's request errors. */
+    static boolean shown(final String line)
+    {
+        return !UCX_REQUEST_ERROR.matcher(line).find();
     }
 
     private static int freePort() throws IOException

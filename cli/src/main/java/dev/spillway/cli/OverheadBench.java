@@ -18,7 +18,10 @@ import java.util.function.IntToLongFunction;
  * {@code spillway bench overhead}: per-task cost of the engine (empty tasks, and chains where each task has one
  * predecessor) against a ForkJoinPool of as many threads, interleaved in one JVM.
  */
-@Command(name = "overhead", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "overhead", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench overhead --tasks 1000000 --reps 5 --json overhead.json"},
+    sortOptions = false,
     description = {"Per-task overhead of the engine against a ForkJoinPool.",
         "Runs one warm-up round, then --reps rounds of: N empty tasks through the engine; W chains of tasks that " +
             "each READ_WRITE their chain's 64-byte object; N empty Runnables on ForkJoinPool(W). Reports the " +

@@ -26,7 +26,10 @@ import java.util.concurrent.Callable;
  * configuration with the same aligned checkpoints, run K times interleaved under one memory cap and compared by
  * median time against the runs without the protocol.
  */
-@Command(name = "p2f", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "p2f", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench p2f --ranks 2 --n 8192 --tile 1024 --repeat 3 --json p2f-bench.json"},
+    sortOptions = false,
     description = {"Failure-free overhead of past-to-future logging (run --p2f) on LU over R ranks: the same " +
         "aligned checkpoints without the protocol, with it and nothing logged (--clusters 1), with the transfers " +
         "to the higher of two clusters logged (--clusters 2), and with every transfer logged (--p2f-log-all).",

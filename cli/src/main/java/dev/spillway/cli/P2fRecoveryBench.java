@@ -31,7 +31,10 @@ import java.util.concurrent.Callable;
  * the share of ranks rolled back (from rank 0's {@code recovery_sessions}; a relaunch of the whole job counts as all)
  * against {@code (p+1)/(2p)}, and each run's wall time beyond the failure-free run of its configuration.
  */
-@Command(name = "p2f-recovery", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "p2f-recovery", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench p2f-recovery --ranks 4 --n 8192 --tile 1024 --clusters 2 --json rec.json"},
+    sortOptions = false,
     description = {"Recovery under past-to-future logging (run --p2f) against the global restart: LU on R ranks, " +
         "each rank killed in turn at the same task; the ranks rolled back and the time lost to the kill.",
         "Example: spillway bench p2f-recovery --ranks 4 --n 8192 --clusters 2,4"})

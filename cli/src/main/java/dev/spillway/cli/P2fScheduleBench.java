@@ -31,7 +31,10 @@ import java.util.concurrent.Callable;
  * every transfer the kernel makes, the epochs a cut schedule gives both its halves, and, for every rank failing at
  * every time of a grid, the ranks the recovery line rolls back.
  */
-@Command(name = "p2f-schedule", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "p2f-schedule", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench p2f-schedule --kernels lu,stencil --ranks 4,64 --clusters 1,2,4 --json p2f.json"},
+    sortOptions = false,
     description = {"Past-to-future logging volume and ranks rolled back, computed from the kernels' transfer " +
         "schedules for up to hundreds of ranks without running them (seed 001 Table I's shape).",
         "%log: transfers logged (sent in an earlier epoch than received), by count and by bytes. %rl: ranks rolled " +

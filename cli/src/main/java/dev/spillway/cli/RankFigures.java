@@ -33,20 +33,22 @@ import java.util.Map;
  * @param restoreS      time it spent finding and verifying the generation it resumed from.
  * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
+ * @param stats         its runtime's counters.
  */
 record RankFigures(int rank, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
-    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS, RankProtocol.Figures p2f)
+    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS, RankProtocol.Figures p2f,
+    RunStats stats)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     static RankFigures of(final RunResult r, final RankStats s, final CheckpointReport c,
-        final RankProtocol.Figures p2f)
+        final RankProtocol.Figures p2f, final RunStats stats)
     {
         return new RankFigures(s.rank(), r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
             s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds(),
-            p2f);
+            p2f, stats);
     }
 
     /** @return every rank's figures, in rank order; a collective. */

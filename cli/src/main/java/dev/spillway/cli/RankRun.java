@@ -64,7 +64,8 @@ final class RankRun
                 checks.require(dramCheck.problem(graph::dramCharge));
                 result = GraphRuns.withProgress(summary.kernel(), graph, "rank " + transport.rank(), verify);
                 report = graph.checkpointReport();
-                figures = RankFigures.of(result, graph.rankStats(), report, protocol.figures());
+                figures = RankFigures.of(result, graph.rankStats(), report, protocol.figures(),
+                    RunStats.of(graph.stats()));
             }
         }
         catch (final RuntimeException e)
@@ -84,7 +85,8 @@ final class RankRun
             System.err.println("spillway: " + figures.describe());
             return 0;
         }
-        final Map<String, Object> out = summary.json(result, null);
+        final long restored = checkpoints == null ? 0 : checkpoints.restoredIndex();
+        final Map<String, Object> out = summary.json(result, null, restored);
         RankFigures.put(all, out);
         if (checkpoints != null)
         {
@@ -101,7 +103,7 @@ final class RankRun
                 out.put("recovery_sessions", recoverySessions(sessions, transport.size()));
             }
         }
-        summary.print(result, null);
+        summary.print(result, null, restored);
         System.out.print(RankFigures.describe(all));
         if (checkpoints != null)
         {

@@ -35,7 +35,10 @@ import java.util.concurrent.TimeUnit;
  * over the UCX transport, for sizes from 8 B to {@code --max-bytes}, each next to {@code ucx_perftest} run on the same
  * transport, size and iteration count.
  */
-@Command(name = "rdma", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "rdma", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench rdma --transport shm --json rdma-shm.json"},
+    sortOptions = false,
     description = {"Put/get bandwidth and put latency of the UCX transport between two processes, next to " +
         "ucx_perftest (package ucx-utils) on the same transport, sizes and iteration counts.",
         "shm: UCX without peer error handling, one-sided shared memory (sysv/posix); tcp: with peer error " +

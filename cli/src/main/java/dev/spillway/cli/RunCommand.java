@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
+import dev.spillway.SpillwayStats;
 import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
@@ -44,7 +45,12 @@ import java.util.concurrent.Callable;
         "As one rank of a job (SPILLWAY_RANK etc. set, see `spillway launch`): tiles are dealt over the ranks, " +
             "--dram and --workers apply to each rank, a percentage is of the rank's share of the data, and rank 0 " +
             "reports per-rank and total figures."},
-    footer = {"", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
+    footer = {"", "Examples:",
+        "  spillway run                  (LU of order 6144, DRAM a quarter of its data)",
+        "  spillway run matmul --n 8192 --tile 512 --dram 12.5%% --baseline mmap --json matmul.json",
+        "  spillway run stencil --grid 512,512,512 --steps 4 --report stencil.html",
+        "  spillway run lu --n 16384 --checkpoint-dir ck --checkpoint-every 60s   (the same again resumes)",
+        "", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
         "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
 final class RunCommand implements Callable<Integer>
 {
@@ -59,6 +65,8 @@ final class RunCommand implements Callable<Integer>
     private RunChecks checks;
     /** When this process joined its job (ranks only): the start of its work after a relaunch. */
     private long joinedMillis;
+    /** The command line and when it started; set when the command is called. */
+    private Invocation invocation;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -155,6 +163,7 @@ final class RunCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         checks = new RunChecks(spec.commandLine());
+        invocation = Invocation.now(spec.root().commandLine().getParseResult().originalArgs());
         final String kernelKey = kernelName.toLowerCase(java.util.Locale.ROOT);
         problem.check(kernelKey, spec.commandLine());
         checks.baseline(baseline);
@@ -281,7 +290,7 @@ final class RunCommand implements Callable<Integer>
             base, ByteUnits.format(disk.bound()));
         System.err.println("spillway: BLAS " + blas.note());
 
-        final RunSummary summary = new RunSummary(kernel, budget, w, letters, store, blas, baseline);
+        final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
             final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll) :
@@ -291,6 +300,7 @@ final class RunCommand implements Callable<Integer>
         }
         RunResult result = null;
         CheckpointReport checkpoints = null;
+        SpillwayStats stats = null;
         long raised = 0;
         if ("mmap".equals(graphKind))
         {
@@ -310,7 +320,8 @@ final class RunCommand implements Callable<Integer>
                 {
                     checks.require(tooSmall);
                     result = GraphRuns.withProgress(kernel, graph, "", !noVerify);
-                    System.err.println("spillway: " + graph.stats());
+                    stats = graph.stats();
+                    System.err.println("spillway: " + RunStats.line(stats, result.done()));
                     checkpoints = graph.checkpointReport();
                 }
             }
@@ -330,12 +341,18 @@ final class RunCommand implements Callable<Integer>
         {
             baselineResult = runBaseline(kernelKey, blas, budget, w, area, disk);
         }
-        final Map<String, Object> out = summary.json(result, baselineResult);
+        final long restored = checkpoints == null ? 0 : checkpoints.restoredTasks();
+        final Map<String, Object> out = summary.json(result, baselineResult, restored);
+        out.put("tasks", GraphRuns.phases(result.done()));
+        if (stats != null)
+        {
+            out.put("stats", RunStats.of(stats).json());
+        }
         if (checkpoints != null && checkpoints.enabled())
         {
             CheckpointSummary.put(checkpoints, out);
         }
-        summary.print(result, baselineResult);
+        summary.print(result, baselineResult, restored);
         if (checkpoints != null && checkpoints.enabled())
         {
             System.out.print(CheckpointSummary.describe(checkpoints));

@@ -6,32 +6,39 @@ import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
-
 import dev.spillway.memory.ByteUnits;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What {@code run} reports of a finished run: the keys of its {@code --json}, the lines it prints, and its exit
- * status.
+ * What {@code run} reports of a finished run: the keys of its {@code --json} (documented with their units in
+ * {@code run.schema.json} beside this class), the lines it prints, and its exit status.
  *
- * @param kernel   the kernel run.
- * @param budget   the DRAM budget, per rank.
- * @param workers  worker threads.
- * @param policy   the IO policy letters.
- * @param store    the NVMe store.
- * @param blas     the BLAS in use.
- * @param baseline the {@code --baseline} name.
+ * @param invocation the command that ran.
+ * @param kernel     the kernel run.
+ * @param budget     the DRAM budget, per rank.
+ * @param workers    worker threads.
+ * @param policy     the IO policy letters.
+ * @param store      the NVMe store.
+ * @param blas       the BLAS in use.
+ * @param baseline   the {@code --baseline} name.
  */
-record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreKind store, Blas.Choice blas,
-    String baseline)
+record RunSummary(Invocation invocation, Kernel kernel, long budget, int workers, String policy, StoreKind store,
+    Blas.Choice blas, String baseline)
 {
-    /** @return the {@code --json} keys of result {@code r} and, unless null, of baseline result {@code b}. */
-    Map<String, Object> json(final RunResult r, final RunResult b)
+    /**
+     * @param restored tasks restored from a checkpoint, counted in submission order from the first task.
+     * @return the {@code --json} keys of result {@code r} and, unless null, of baseline result {@code b}.
+     */
+    Map<String, Object> json(final RunResult r, final RunResult b, final long restored)
     {
         final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("version", invocation.version());
+        out.put("command", invocation.command());
+        out.put("started_at", invocation.startedAt().toString());
         out.put("kernel", kernel.name());
         out.put("graph", r.graph());
         out.put("n", kernel.size());
@@ -45,8 +52,7 @@ record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreK
         out.put("blas", blas.blas().name());
         out.put("init_s", r.initSeconds());
         out.put("time_s", r.timeSeconds());
-        out.put("gflops", rate(kernel, r));
-        out.put("work_unit", kernel.workUnit());
+        out.put(rateKey(kernel), rate(kernel, r, restored));
         out.put("bytes_read", r.bytesRead());
         out.put("bytes_written", r.bytesWritten());
         out.put("verified", r.verification() != null && r.verification().verified());
@@ -63,18 +69,25 @@ record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreK
             base.put("bytes_written", b.bytesWritten());
             base.put("result_checksum", b.checksum());
             out.put("baseline", base);
-            out.put("ratio", r.timeSeconds() / b.timeSeconds());
+            out.put("spillway_over_baseline", r.timeSeconds() / b.timeSeconds());
             out.put("bit_identical_to_baseline", r.checksum().equals(b.checksum()));
         }
         return out;
     }
 
-    /** Prints the summary lines of result {@code r} and, unless null, of baseline result {@code b}. */
-    void print(final RunResult r, final RunResult b)
+    /**
+     * Prints the summary lines of result {@code r} and, unless null, of baseline result {@code b}.
+     *
+     * @param restored tasks restored from a checkpoint, as for {@link #json}.
+     */
+    void print(final RunResult r, final RunResult b, final long restored)
     {
         final StringBuilder s = new StringBuilder();
-        s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%n", kernel.name(), shape(kernel),
-            r.timeSeconds(), r.initSeconds(), rate(kernel, r), kernel.workUnit()));
+        final long skipped = restoredComputeTasks(kernel, r, restored);
+        s.append(String.format("%s %s: %.2f s (inputs generated in %.2f s), %.1f %s%s%n", kernel.name(),
+            shape(kernel), r.timeSeconds(), r.initSeconds(), rate(kernel, r, restored), kernel.workUnit(),
+            skipped == 0 ? "" : String.format(" over the %d of %d compute tasks not restored from the checkpoint",
+                kernel.computeTasks() - skipped, kernel.computeTasks())));
         s.append("  NVMe: read ").append(ByteUnits.format(r.bytesRead())).append(", wrote ")
             .append(ByteUnits.format(r.bytesWritten())).append(" during the compute phase").append(System.lineSeparator());
         if (r.verification() != null)
@@ -120,8 +133,26 @@ record RunSummary(Kernel kernel, long budget, int workers, String policy, StoreK
         return ("stencil".equals(k.name()) ? k.size() + " cells, block " : "n=" + k.size() + ", tile ") + k.tile();
     }
 
-    private static double rate(final Kernel kernel, final RunResult r)
+    /**
+     * @param restored tasks restored from a checkpoint, as for {@link #json}.
+     * @return billions of work units per second of the compute phase, counting only the compute tasks that ran
+     *         (each task's share of the work taken as equal).
+     */
+    static double rate(final Kernel kernel, final RunResult r, final long restored)
     {
-        return kernel.work() / r.timeSeconds() / 1e9;
+        final double ran = kernel.computeTasks() - restoredComputeTasks(kernel, r, restored);
+        return kernel.work() * ran / kernel.computeTasks() / r.timeSeconds() / 1e9;
+    }
+
+    /** @return the JSON key of the rate: the work unit per second, {@code gflop_per_s} or {@code gcell_per_s}. */
+    static String rateKey(final Kernel kernel)
+    {
+        return kernel.workUnit().toLowerCase(java.util.Locale.ROOT).replace("/", "_per_");
+    }
+
+    /** @return how many of the compute phase's tasks lie among the {@code restored} first tasks. */
+    private static long restoredComputeTasks(final Kernel kernel, final RunResult r, final long restored)
+    {
+        return Math.min(kernel.computeTasks(), Math.max(0, restored - r.inputTasks()));
     }
 }

@@ -18,7 +18,13 @@ import java.util.Properties;
  * {@code SPILLWAY_DEBUG=1}). SIGINT and SIGTERM print {@code spillway: interrupted}, stop the command and exit with
  * 130 or 143 ({@link Interrupts}).
  */
-@Command(name = "spillway", mixinStandardHelpOptions = true, versionProvider = SpillwayCli.Version.class,
+@Command(name = "spillway", mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway run lu --n 8192 --dram 12.5%% --json lu.json",
+        "  spillway launch -n 2 run lu --n 8192",
+        "  spillway bench kernels --quick",
+        "  spillway help run"},
+    versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
     subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SpillwayCli
@@ -42,6 +48,8 @@ public final class SpillwayCli
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         cmd.getSubcommands().get("launch").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
         giveEveryCommandTheVersion(cmd);
+        cmd.getSubcommands().get("help").getCommandSpec().usageMessage().footer("", "Examples:",
+            "  spillway help run", "  spillway help bench kernels");
         cmd.setParameterExceptionHandler((e, args) ->
         {
             final CommandLine bad = e.getCommandLine();
@@ -86,7 +94,13 @@ public final class SpillwayCli
     static final class Version implements IVersionProvider
     {
         @Override
-        public String[] getVersion() throws IOException
+        public String[] getVersion()
+        {
+            return new String[] {"spillway " + number(), "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+        }
+
+        /** @return the version number, such as {@code 0.1.0-SNAPSHOT}, or {@code (unknown version)}. */
+        static String number()
         {
             final Properties p = new Properties();
             try (InputStream in = SpillwayCli.class.getResourceAsStream("version.properties"))
@@ -96,8 +110,11 @@ public final class SpillwayCli
                     p.load(in);
                 }
             }
-            return new String[] {"spillway " + p.getProperty("version", "(unknown version)"),
-                "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+            catch (final IOException e)
+            {
+                // reported as unknown
+            }
+            return p.getProperty("version", "(unknown version)");
         }
     }
 }

@@ -32,6 +32,7 @@ class LaunchCommandTest
         assertEquals(0, SpillwayCli.commandLine().execute(args("launch -n 3 run", lu, "three")));
         final JsonNode one = new ObjectMapper().readTree(dir.resolve("one.json").toFile());
         final JsonNode three = new ObjectMapper().readTree(dir.resolve("three.json").toFile());
+        RunSchema.assertConforms(three);
         assertEquals(one.get("result_checksum").asText(), three.get("result_checksum").asText(), three.toString());
         assertEquals(3, three.get("ranks").asInt());
         assertEquals(3, three.get("per_rank").size());
@@ -55,6 +56,7 @@ class LaunchCommandTest
         assertEquals(0, SpillwayCli.commandLine().execute(args("launch -n 2 run", checkpointed, "two")));
         final JsonNode one = new ObjectMapper().readTree(dir.resolve("one.json").toFile());
         final JsonNode two = new ObjectMapper().readTree(dir.resolve("two.json").toFile());
+        RunSchema.assertConforms(two);
         assertEquals(one.get("result_checksum").asText(), two.get("result_checksum").asText(), two.toString());
         assertTrue(two.get("global_checkpoints").asInt() > 1, two.toString());
         for (final JsonNode rank : two.get("per_rank"))

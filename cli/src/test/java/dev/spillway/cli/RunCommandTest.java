@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.kernels.blas.JavaBlas;
 import dev.spillway.resilience.interval.MtbfEstimator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,12 +41,18 @@ class RunCommandTest
             "--dir", tmp.resolve("spill").toString(), "--baseline", "incore", "--json", json.toString(),
             "--report", report.toString()), err::toString);
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
-        for (final String key : new String[] {"kernel", "n", "tile", "dram_bytes", "data_bytes", "workers", "policy",
-            "time_s", "gflops", "bytes_read", "bytes_written", "verified", "residual", "result_checksum", "baseline",
-            "ratio"})
+        RunSchema.assertConforms(r);
+        for (final String key : new String[] {"version", "command", "started_at", "kernel", "n", "tile", "dram_bytes",
+            "data_bytes", "workers", "policy", "time_s", "gflop_per_s", "bytes_read", "bytes_written", "verified",
+            "residual", "result_checksum", "tasks", "stats", "baseline", "spillway_over_baseline"})
         {
             assertTrue(r.has(key), "missing " + key + " in " + r);
         }
+        assertEquals("spillway", r.get("command").get(0).asText());
+        assertEquals("run", r.get("command").get(1).asText());
+        assertEquals(json.toString(), r.get("command").get(r.get("command").size() - 3).asText(), r::toString);
+        assertEquals(SpillwayCli.Version.number(), r.get("version").asText());
+        assertTrue(r.get("started_at").asText().endsWith("Z"), r::toString);
         assertEquals("lu", r.get("kernel").asText());
         assertEquals(512, r.get("n").asInt());
         assertEquals(r.get("data_bytes").asLong() / 4, r.get("dram_bytes").asLong());
@@ -53,11 +60,35 @@ class RunCommandTest
         assertTrue(r.get("bytes_written").asLong() > 0, "a quarter budget never spilled");
         assertEquals("incore", r.get("baseline").get("name").asText());
         assertEquals(r.get("result_checksum").asText(), r.get("baseline").get("result_checksum").asText());
-        assertTrue(r.get("ratio").asDouble() > 0);
+        assertTrue(r.get("spillway_over_baseline").asDouble() > 0);
+        final JsonNode stats = r.get("stats");
+        assertTrue(stats.get("dirty_evictions").asLong() > 0 && stats.get("nvme_bytes_written").asLong() > 0 &&
+            stats.get("dram_peak_bytes").asLong() <= stats.get("dram_budget_bytes").asLong(), stats::toString);
+        final JsonNode tasks = r.get("tasks");
+        assertEquals(new dev.spillway.kernels.dense.Lu(512, 64, false, new JavaBlas()).computeTasks(),
+            tasks.get("compute").asLong(), "the compute phase ran every compute task: " + tasks);
+        assertEquals(stats.get("tasks_done").asLong(), tasks.get("generation").asLong() + tasks.get("compute")
+            .asLong() + tasks.get("verification").asLong(), "the phases add up to the tasks done: " + r);
         final String html = Files.readString(report);
         assertTrue(html.contains("<svg") && html.contains("IO"), "report lacks the timeline");
         assertTrue(html.contains("<a href=\"lu.trace.json\">"), "the report links its trace beside it");
         assertTrue(Files.size(tmp.resolve("lu.trace.json")) > 0, "the linked trace is kept");
+    }
+
+    /** Issue 18: run.schema.json documents every key, so a key added without documenting it fails here. */
+    @Test
+    void anUndocumentedKeyBreaksTheSchema() throws IOException
+    {
+        final Path json = tmp.resolve("mm.json");
+        assertEquals(0, run("run", "matmul", "--n", "128", "--tile", "64", "--dir", tmp.resolve("spill").toString(),
+            "--json", json.toString()), err::toString);
+        final com.fasterxml.jackson.databind.node.ObjectNode r =
+            (com.fasterxml.jackson.databind.node.ObjectNode)new ObjectMapper().readTree(json.toFile());
+        RunSchema.assertConforms(r);
+        ((com.fasterxml.jackson.databind.node.ObjectNode)r.get("stats")).put("nvme_trims", 0);
+        r.put("gflops", 1.0);
+        final String broken = RunSchema.violations(r).toString();
+        assertTrue(broken.contains("gflops") && broken.contains("nvme_trims"), broken);
     }
 
     @Test
@@ -67,6 +98,7 @@ class RunCommandTest
         assertEquals(0, run("run", "matmul", "--n", "256", "--tile", "64", "--dram", "40%", "--dir",
             tmp.resolve("spill").toString(), "--baseline", "mmap", "--json", json.toString()), err::toString);
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        RunSchema.assertConforms(r);
         assertEquals("mmap", r.get("baseline").get("name").asText());
         assertTrue(r.get("bit_identical_to_baseline").asBoolean(), r::toString);
     }
@@ -78,8 +110,11 @@ class RunCommandTest
         assertEquals(0, run("run", "stencil", "--grid", "64,48,32", "--tile", "16", "--sweeps", "3", "--steps", "2",
             "--dram", "80%", "--dir", tmp.resolve("spill").toString(), "--json", json.toString()), err::toString);
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        RunSchema.assertConforms(r);
         assertTrue(r.get("verified").asBoolean(), r::toString);
         assertTrue(r.get("pinned_bytes").asLong() > 0);
+        assertTrue(r.get("gcell_per_s").asDouble() > 0 && !r.has("gflop_per_s"), "the stencil's rate is in Gcell/s: " +
+            r);
     }
 
     @Test
@@ -123,8 +158,8 @@ class RunCommandTest
         try
         {
             assertEquals(0, run("run", "lu", "--n", "512", "--tile", "64", "--dram", "50%", "--dir",
-                tmp.resolve("spill").toString(), "--checkpoint-dir", ck.toString(), "--checkpoint-every", "20"),
-                err::toString);
+                tmp.resolve("spill").toString(), "--checkpoint-dir", ck.toString(), "--checkpoint-every", "20",
+                "--json", tmp.resolve("ck.json").toString()), err::toString);
         }
         finally
         {
@@ -133,6 +168,9 @@ class RunCommandTest
         final String printed = stdout.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(printed.contains(ck + " holds ") && !printed.contains(ck + " holds 0 B"), printed);
         assertTrue(Files.exists(ck), "the directory stays");
+        final JsonNode r = new ObjectMapper().readTree(tmp.resolve("ck.json").toFile());
+        RunSchema.assertConforms(r);
+        assertTrue(r.get("checkpoints").asInt() > 0, r::toString);
     }
 
     /**
@@ -290,7 +328,7 @@ class RunCommandTest
         assertEquals(1, rows.size());
         final JsonNode row = rows.get(0);
         for (final String key : new String[] {"kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s",
-            "mmap_time_s", "ratio_incore", "ratio_mmap", "bytes_read", "bytes_written", "verified"})
+            "mmap_time_s", "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "verified"})
         {
             assertTrue(row.has(key), "missing " + key + " in " + row);
         }

@@ -104,6 +104,18 @@ class SpillwayCliTest
         assertEquals("Try 'spillway run --help' for the options and examples.", lines[1]);
     }
 
+    /** Issue 18, defect 11: arguments every rank would refuse are reported once, and no rank starts. */
+    @Test
+    void aLaunchWhoseRanksWouldRefuseTheirArgumentsSaysSoOnce()
+    {
+        assertEquals(2, run("launch", "-n", "3", "run", "lu", "--no-such-option"));
+        final String[] lines = err.toString().strip().split("\n");
+        assertEquals(2, lines.length, err::toString);
+        assertTrue(lines[0].startsWith("spillway: ") && lines[0].contains("--no-such-option"), lines[0]);
+        assertEquals("Try 'spillway run --help' for the options and examples.", lines[1]);
+        assertEquals("", out.toString());
+    }
+
     @Test
     void badArgumentsOfRunExitTwoBeforeAnythingRuns()
     {
@@ -111,14 +123,48 @@ class SpillwayCliTest
             {"run", "matmull"}, {"run", "lu", "--n", "1000"}, {"run", "lu", "--tile", "0"},
             {"run", "lu", "--workers", "0"}, {"run", "lu", "--policy", "x"}, {"run", "lu", "--policy", "f,a"},
             {"run", "lu", "--store", "foo"}};
+        final java.io.PrintStream original = System.err;
         for (final String[] args : cases)
         {
             err.getBuffer().setLength(0);
             out.getBuffer().setLength(0);
-            assertEquals(2, run(args), () -> String.join(" ", args) + ": " + err);
+            final java.io.ByteArrayOutputStream stderr = new java.io.ByteArrayOutputStream();
+            System.setErr(new java.io.PrintStream(stderr, true, java.nio.charset.StandardCharsets.UTF_8));
+            try
+            {
+                assertEquals(2, run(args), () -> String.join(" ", args) + ": " + err);
+            }
+            finally
+            {
+                System.setErr(original);
+            }
             assertTrue(err.toString().startsWith("spillway: "), () -> String.join(" ", args) + ": " + err);
             assertEquals("", out.toString(), () -> String.join(" ", args) + " printed before failing: " + out);
+            assertEquals("", stderr.toString(java.nio.charset.StandardCharsets.UTF_8), () -> String.join(" ", args) +
+                " printed the run's header or BLAS line before failing");
         }
+    }
+
+    /** Issue 18: the help of every command, subcommands of subcommands included, shows how to call it. */
+    @Test
+    void everyCommandsHelpHasExamples()
+    {
+        final java.util.List<String> without = new java.util.ArrayList<>();
+        final java.util.Deque<picocli.CommandLine> commands = new java.util.ArrayDeque<>(
+            java.util.List.of(SpillwayCli.commandLine()));
+        int seen = 0;
+        while (!commands.isEmpty())
+        {
+            final picocli.CommandLine c = commands.pop();
+            seen++;
+            if (!c.getUsageMessage().contains("Examples:\n  spillway "))
+            {
+                without.add(c.getCommandSpec().qualifiedName());
+            }
+            commands.addAll(c.getSubcommands().values());
+        }
+        assertEquals(java.util.List.of(), without, "commands whose --help has no example");
+        assertTrue(seen > 10, "walked only " + seen + " commands");
     }
 
     @Test

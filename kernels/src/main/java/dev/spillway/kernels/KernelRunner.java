@@ -58,8 +58,10 @@ public final class KernelRunner
             graph.task("checksum " + tile.tag()).read(tile).submit(x -> checksum.add(tile.tag(), x.buffer(tile)));
         }
         graph.awaitAll();
+        final long verified = graph.progress().tasksDone() - before.tasksDone() - computed.tasksDone();
         return new RunResult(graph.name(), (start - initStart) / 1e9, (end - start) / 1e9, computed.bytesRead(),
-            computed.bytesWritten(), verification, checksum.value());
+            computed.bytesWritten(), verification, checksum.value(), before.tasksSubmitted(),
+            new PhaseTasks(before.tasksDone(), computed.tasksDone(), verified));
     }
 
     private static GraphProgress since(final GraphProgress before, final GraphProgress now)

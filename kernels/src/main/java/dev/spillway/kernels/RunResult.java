@@ -10,8 +10,11 @@ package dev.spillway.kernels;
  * @param bytesWritten bytes written to the NVMe tier during the compute phase.
  * @param verification the kernel's verdict, or null when verification was skipped.
  * @param checksum     {@link ResultChecksum} of the result tiles.
+ * @param inputTasks   tasks submitted to generate the inputs: the compute phase's first task is number
+ *                     {@code inputTasks} in submission order, from 0.
+ * @param done         tasks finished in each phase.
  */
 public record RunResult(String graph, double initSeconds, double timeSeconds, long bytesRead, long bytesWritten,
-    Verification verification, String checksum)
+    Verification verification, String checksum, long inputTasks, PhaseTasks done)
 {
 }

@@ -97,7 +97,7 @@ public final class BenchChart
         {
             final String colour = COLOURS[policies.size() % COLOURS.length];
             policies.computeIfAbsent(r.policy(), p -> new Series("policy " + p, colour, false))
-                .add(r.fraction(), r.ratioIncore());
+                .add(r.fraction(), r.spillwayOverIncore());
             mmap.add(r.fraction(), r.mmapTimeS() / r.incoreTimeS());
         }
         final List<Series> all = new ArrayList<>(policies.values());

@@ -16,19 +16,19 @@ import java.io.IOException;
  * One measured configuration of {@code spillway bench kernels}. Times are seconds; a time that was not measured is
  * NaN, written to JSON as {@code null} and read back from {@code null} or an absent key.
  *
- * @param kernel       kernel name, e.g. "matmul".
- * @param n            matrix order, or cells for the stencil.
- * @param tile         tile order.
- * @param fraction     percent of the data that fits in the DRAM budget, e.g. 12.5.
- * @param policy       policy letters, e.g. "p,s,d", or "default".
- * @param timeS        Spillway time at this fraction.
- * @param incoreTimeS  Spillway time with all data in DRAM.
- * @param mmapTimeS    time of the mmap baseline at this fraction.
- * @param ratioIncore  {@code timeS / incoreTimeS}.
- * @param ratioMmap    {@code mmapTimeS / timeS}.
- * @param bytesRead    bytes read from the store.
- * @param bytesWritten bytes written to the store.
- * @param verified     whether the result passed verification.
+ * @param kernel             kernel name, e.g. "matmul".
+ * @param n                  matrix order, or cells for the stencil.
+ * @param tile               tile order.
+ * @param fraction           percent of the data that fits in the DRAM budget, e.g. 12.5.
+ * @param policy             policy letters, e.g. "p,s,d", or "default".
+ * @param timeS              Spillway time at this fraction.
+ * @param incoreTimeS        Spillway time with all data in DRAM.
+ * @param mmapTimeS          time of the mmap baseline at this fraction.
+ * @param spillwayOverIncore {@code timeS / incoreTimeS}: above 1, out of core is slower than in core.
+ * @param mmapOverSpillway   {@code mmapTimeS / timeS}: above 1, mmap is slower than Spillway.
+ * @param bytesRead          bytes read from the store.
+ * @param bytesWritten       bytes written to the store.
+ * @param verified           whether the result passed verification.
  */
 public record BenchRow(
     @JsonProperty("kernel") String kernel,
@@ -42,10 +42,10 @@ public record BenchRow(
     double incoreTimeS,
     @JsonProperty("mmap_time_s") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
     double mmapTimeS,
-    @JsonProperty("ratio_incore") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
-    double ratioIncore,
-    @JsonProperty("ratio_mmap") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
-    double ratioMmap,
+    @JsonProperty("spillway_over_incore") @JsonSerialize(using = NanAsNull.class)
+    @JsonDeserialize(using = NullAsNan.class) double spillwayOverIncore,
+    @JsonProperty("mmap_over_spillway") @JsonSerialize(using = NanAsNull.class)
+    @JsonDeserialize(using = NullAsNan.class) double mmapOverSpillway,
     @JsonProperty("bytes_read") long bytesRead,
     @JsonProperty("bytes_written") long bytesWritten,
     @JsonProperty("verified") boolean verified)

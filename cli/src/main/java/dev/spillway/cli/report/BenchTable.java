@@ -3,8 +3,8 @@ package dev.spillway.cli.report;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-
 import dev.spillway.memory.ByteUnits;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -30,9 +30,9 @@ public final class BenchTable
         new Column("policy", BenchRow::policy),
         new Column("time s", r -> Html.fixed(r.timeS(), 3)),
         new Column("in-core s", r -> Html.fixed(r.incoreTimeS(), 3)),
-        new Column("normalised", r -> Html.fixed(r.ratioIncore(), 2)),
+        new Column("spillway/in-core", r -> Html.fixed(r.spillwayOverIncore(), 2)),
         new Column("mmap s", r -> Html.fixed(r.mmapTimeS(), 3)),
-        new Column("mmap/spillway", r -> Html.fixed(r.ratioMmap(), 2)),
+        new Column("mmap/spillway", r -> Html.fixed(r.mmapOverSpillway(), 2)),
         new Column("read", r -> ByteUnits.format(r.bytesRead())),
         new Column("written", r -> ByteUnits.format(r.bytesWritten())),
         new Column("verified", r -> r.verified() ? "yes" : "NO"));

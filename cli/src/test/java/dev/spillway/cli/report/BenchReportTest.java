@@ -58,21 +58,22 @@ class BenchReportTest
 
         final JsonNode first = new ObjectMapper().readTree(file.toFile()).get(0);
         assertEquals(List.of("kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s", "mmap_time_s",
-            "ratio_incore", "ratio_mmap", "bytes_read", "bytes_written", "verified"), fieldNames(first));
-        assertTrue(first.get("mmap_time_s").isNull() && first.get("ratio_mmap").isNull(), first.toString());
+            "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "verified"),
+            fieldNames(first));
+        assertTrue(first.get("mmap_time_s").isNull() && first.get("mmap_over_spillway").isNull(), first.toString());
         assertEquals(first.get("time_s").asDouble() / first.get("incore_time_s").asDouble(),
-            first.get("ratio_incore").asDouble(), 1e-12);
+            first.get("spillway_over_incore").asDouble(), 1e-12);
 
         final String snake = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .writeValueAsString(rows.get(1));
-        assertTrue(snake.contains("\"incore_time_s\":2.0") && snake.contains("\"ratio_mmap\":"), snake);
+        assertTrue(snake.contains("\"incore_time_s\":2.0") && snake.contains("\"mmap_over_spillway\":"), snake);
 
         Files.writeString(file, "[{\"kernel\":\"lu\",\"n\":4,\"tile\":2,\"fraction\":50,\"policy\":\"p\"," +
             "\"time_s\":1.5,\"incore_time_s\":null,\"bytes_read\":7,\"bytes_written\":8,\"verified\":true}]");
         final BenchRow partial = BenchTable.readJson(file).get(0);
         assertEquals(1.5, partial.timeS());
         assertTrue(Double.isNaN(partial.incoreTimeS()) && Double.isNaN(partial.mmapTimeS()) &&
-            Double.isNaN(partial.ratioIncore()), partial.toString());
+            Double.isNaN(partial.spillwayOverIncore()), partial.toString());
 
         final Path missing = dir.resolve("none.json");
         assertTrue(assertThrows(IOException.class, () -> BenchTable.readJson(missing)).getMessage()
