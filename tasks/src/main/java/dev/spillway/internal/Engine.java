@@ -131,7 +131,7 @@ public final class Engine
             rows[i + 1] = "worker " + i;
         }
         final TraceSamples samples = config.traceFile() == null ? null :
-            new TraceSamples(counters, budget, stagingBytes);
+            new TraceSamples(counters, pool, stagingBytes);
         trace = samples == null ? null : new Trace(samples, rows);
 
         agent = new IoAgent(this, poller, ready, live, counters, samples);
@@ -436,6 +436,10 @@ public final class Engine
     /** After the threads stopped: frees every buffer, removes the spill files and writes the trace. */
     private void releaseAll()
     {
+        if (trace != null)
+        {
+            trace.stopped();
+        }
         for (final DataRef r : objects.values())
         {
             final TileBuffer b = r.object.buffer();

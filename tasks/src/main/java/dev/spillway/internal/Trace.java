@@ -33,6 +33,8 @@ final class Trace
     private final ArrayList<Phase> phases = new ArrayList<>();
     private final TraceSamples samples;
     private final long origin = System.nanoTime();
+    /** When the run stopped: the last sample's time and the last phase's end. */
+    private long end;
 
     Trace(final TraceSamples samples, final String... rowNames)
     {
@@ -65,11 +67,16 @@ final class Trace
         }
     }
 
-    /** After every writer stopped: takes a last sample and writes the file. */
+    /** After every writer stopped, before DRAM is freed: takes the last sample and ends the last phase. */
+    void stopped()
+    {
+        end = System.nanoTime();
+        samples.sample(end);
+    }
+
+    /** After {@link #stopped()}: writes the file. */
     void write(final Path file) throws IOException
     {
-        final long end = System.nanoTime();
-        samples.sample(end);
         try (JsonGenerator g = new JsonFactory().createGenerator(file.toFile(), JsonEncoding.UTF8))
         {
             g.writeStartObject();
@@ -79,7 +86,7 @@ final class Trace
                 row(g, row, rowNames[row], rows.get(row));
             }
             row(g, rows.size(), "checkpoints", checkpoints);
-            row(g, rows.size() + 1, "phases", phaseSpans(end));
+            row(g, rows.size() + 1, "phases", phaseSpans());
             samples.write(g, origin);
             g.writeEndArray();
             g.writeStringField("displayTimeUnit", "ms");
@@ -87,7 +94,7 @@ final class Trace
         }
     }
 
-    private List<Span> phaseSpans(final long end)
+    private List<Span> phaseSpans()
     {
         final List<Span> spans = new ArrayList<>();
         synchronized (phases)

@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.spillway.memory.BufferPool;
 import dev.spillway.memory.DramBudget;
 
 import java.io.IOException;
@@ -8,9 +9,9 @@ import java.util.Arrays;
 
 /**
  * What the trace's counter tracks show, sampled by the IO thread from its duty cycle every {@link #INTERVAL_NANOS}:
- * DRAM promised to objects, pinned objects and staging, and the running totals of store traffic, hits, misses,
- * evictions, write-behinds and prefetches. Memory is bounded: when {@link #CAPACITY} samples are kept, every other
- * one is dropped and the interval doubles. Written as Chrome counter events ({@code "ph":"C"}).
+ * DRAM allocated to the buffers of objects (resident or being written back), to pinned objects, to IO staging and to
+ * free buffers the pool keeps for reuse, and the running totals of store traffic, hits, misses, evictions, write-behinds and prefetches.
+ * Memory is bounded: when {@link #CAPACITY} samples are kept, every other one is dropped and the interval doubles. Written as Chrome counter events ({@code "ph":"C"}).
  */
 final class TraceSamples
 {
@@ -19,7 +20,7 @@ final class TraceSamples
 
     /** Columns of {@link #values}; the bytes and counts are running totals. */
     private static final int TIME = 0;
-    private static final int COMMITTED = 1;
+    private static final int ALLOCATED = 1;
     private static final int PINNED = 2;
     private static final int READ = 3;
     private static final int WRITTEN = 4;
@@ -29,9 +30,10 @@ final class TraceSamples
     private static final int DIRTY = 8;
     private static final int WRITE_BEHINDS = 9;
     private static final int PREFETCHES = 10;
-    private static final int COLUMNS = 11;
+    private static final int POOLED = 11;
+    private static final int COLUMNS = 12;
     /** Series of each counter event. */
-    private static final String[] DRAM = {"objects", "pinned", "staging"};
+    private static final String[] DRAM = {"objects", "pinned", "staging", "pooled"};
     private static final String[] BUDGET = {"budget"};
     private static final String[] BANDWIDTH = {"read", "write"};
     private static final String[] CACHE = {"hits", "misses"};
@@ -39,6 +41,7 @@ final class TraceSamples
     private static final String[] BACKGROUND = {"write-behinds", "prefetches"};
 
     private final Counters counters;
+    private final BufferPool pool;
     private final DramBudget budget;
     private final long stagingBytes;
     private final long[][] values = new long[COLUMNS][CAPACITY];
@@ -46,10 +49,11 @@ final class TraceSamples
     private long interval = INTERVAL_NANOS;
     private long next;
 
-    TraceSamples(final Counters counters, final DramBudget budget, final long stagingBytes)
+    TraceSamples(final Counters counters, final BufferPool pool, final long stagingBytes)
     {
         this.counters = counters;
-        this.budget = budget;
+        this.pool = pool;
+        this.budget = pool.budget();
         this.stagingBytes = stagingBytes;
     }
 
@@ -62,7 +66,7 @@ final class TraceSamples
         }
     }
 
-    /** IO thread while it runs, or the closing thread after it stopped: takes a sample now. */
+    /** IO thread while it runs, or the closing thread after it stopped and before DRAM is freed: a sample now. */
     void sample(final long now)
     {
         if (size == CAPACITY)
@@ -70,8 +74,8 @@ final class TraceSamples
             halve();
         }
         final Counters c = counters;
-        final long[] row = {now, budget.committed(), c.pinnedCharge, c.bytesRead, c.bytesWritten, c.hits, c.misses,
-            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches};
+        final long[] row = {now, budget.physical(), c.pinnedCharge, c.bytesRead, c.bytesWritten, c.hits, c.misses,
+            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, pool.idleBytes()};
         for (int col = 0; col < COLUMNS; col++)
         {
             values[col][size] = row[col];
@@ -105,9 +109,10 @@ final class TraceSamples
         for (int i = 0; i < size; i++)
         {
             final double ts = (values[TIME][i] - origin) / 1000.0;
-            final long committed = values[COMMITTED][i];
             final long pinned = values[PINNED][i];
-            counter(g, "DRAM", ts, DRAM, Math.max(0, committed - stagingBytes - pinned), pinned, stagingBytes);
+            final long pooled = values[POOLED][i];
+            counter(g, "DRAM", ts, DRAM, Math.max(0, values[ALLOCATED][i] - stagingBytes - pinned - pooled), pinned,
+                stagingBytes, pooled);
             if (i == 0 || i == size - 1)
             {
                 counter(g, "DRAM budget", ts, BUDGET, budget.capacity());

@@ -88,7 +88,8 @@ class TraceEventsTest
         assertTrue(dram.stream().anyMatch(e -> e.get("args").get("objects").asLong() > 0), "no object DRAM");
         assertEquals(0, dram.get(0).get("args").get("pinned").asLong(), "nothing is pinned before the run");
         assertEquals(pinnedCharge, dram.get(dram.size() - 1).get("args").get("pinned").asLong(), "the pinned object");
-        assertTrue(dram.stream().allMatch(e -> e.get("args").has("staging")));
+        assertTrue(dram.stream().allMatch(e -> e.get("args").has("staging") && e.get("args").has("pooled")));
+        assertTrue(dram.stream().allMatch(e -> sum(e.get("args")) <= budget), "more DRAM than the budget");
         final List<JsonNode> line = events.counters("DRAM budget");
         assertEquals(2, line.size());
         assertEquals(budget, line.get(0).get("args").get("budget").asLong());
@@ -132,6 +133,16 @@ class TraceEventsTest
             bytes += samples.get(i).get("args").get(series).asDouble() * seconds;
         }
         return bytes;
+    }
+
+    private static long sum(final JsonNode args)
+    {
+        long sum = 0;
+        for (final JsonNode v : args)
+        {
+            sum += v.asLong();
+        }
+        return sum;
     }
 
     private static JsonNode last(final List<JsonNode> samples)

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.memory.BufferPool;
 import dev.spillway.memory.DramBudget;
 import org.junit.jupiter.api.Test;
 
@@ -23,8 +24,7 @@ class TraceSamplesTest
     void aLongRunIsDecimatedWithoutLosingBytes() throws Exception
     {
         final Counters counters = new Counters();
-        final DramBudget budget = new DramBudget(1 << 30);
-        final TraceSamples samples = new TraceSamples(counters, budget, 4096);
+        final TraceSamples samples = new TraceSamples(counters, new BufferPool(new DramBudget(1 << 30), 4096), 4096);
         final long ticks = 300_000;
         for (long t = 0; t <= ticks; t++)
         {
