@@ -88,6 +88,12 @@ public final class SpillwayCli
         @Override
         public String[] getVersion() throws IOException
         {
+            return new String[] {"spillway " + number(), "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+        }
+
+        /** @return the version Maven wrote, or "(unknown version)". */
+        static String number() throws IOException
+        {
             final Properties p = new Properties();
             try (InputStream in = SpillwayCli.class.getResourceAsStream("version.properties"))
             {
@@ -96,8 +102,7 @@ public final class SpillwayCli
                     p.load(in);
                 }
             }
-            return new String[] {"spillway " + p.getProperty("version", "(unknown version)"),
-                "JVM ${java.version} (${java.vm.name} ${java.vm.version})"};
+            return p.getProperty("version", "(unknown version)");
         }
     }
 }
