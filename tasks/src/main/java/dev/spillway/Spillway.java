@@ -220,6 +220,19 @@ public final class Spillway implements TaskRuntime
     }
 
     /**
+     * Marks the start of a phase of the caller's program (input generation, compute, verification) in the trace:
+     * the phase lasts until the next one starts or the trace is written at close. Does nothing unless
+     * {@link SpillwayConfig#traceFile} is set.
+     *
+     * @param name the phase's name, shown on the trace's "phases" row.
+     * @throws IllegalArgumentException if {@code name} is null or blank.
+     */
+    public void tracePhase(final String name)
+    {
+        engine.tracePhase(name);
+    }
+
+    /**
      * Takes no checkpoint after this call (one in flight still commits). Call it before tasks whose effects reach
      * outside their data objects, such as verification or output: a restart skips every task before a cut, so a
      * cut among such tasks would lose their effects.

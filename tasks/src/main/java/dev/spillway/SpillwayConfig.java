@@ -228,8 +228,9 @@ public final class SpillwayConfig
     }
 
     /**
-     * Write a Chrome trace-event JSON file (one row per worker and one for the IO thread) on close. Default none;
-     * property {@code spillway.trace}.
+     * Write a Chrome trace-event JSON file on close: one row per worker and one for the IO thread, rows of
+     * checkpoint generations and of {@link Spillway#tracePhase phases}, and counter tracks of DRAM in use, store
+     * bandwidth and cache counts sampled every 10 ms. Default none; property {@code spillway.trace}.
      */
     public SpillwayConfig traceFile(final Path file)
     {

@@ -1,5 +1,8 @@
 package dev.spillway.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.cli.report.RunFacts;
 import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
 import dev.spillway.memory.ByteUnits;
@@ -199,6 +202,31 @@ final class IoBench implements Callable<Integer>
                 // Someone else put files there meanwhile: leave them.
             }
         }
+    }
+
+    /**
+     * @return the raw O_DIRECT rates in {@code json}, a file {@code bench io --json} wrote.
+     * @throws IOException naming the file if it cannot be read or holds no positive rates.
+     */
+    static RunFacts.DiskRates rawRates(final Path json) throws IOException
+    {
+        final JsonNode root;
+        try
+        {
+            root = new ObjectMapper().readTree(json.toFile());
+        }
+        catch (final IOException e)
+        {
+            throw new IOException("cannot read " + json + ": " + e.getMessage(), e);
+        }
+        final double read = root == null ? 0 : root.path("raw_read_mb_s").asDouble();
+        final double write = root == null ? 0 : root.path("raw_write_mb_s").asDouble();
+        if (!(read > 0 && write > 0 && Double.isFinite(read + write)))
+        {
+            throw new IOException(json + " holds no raw_read_mb_s and raw_write_mb_s: it is not what `spillway " +
+                "bench io --json` writes");
+        }
+        return new RunFacts.DiskRates(read * 1e6, write * 1e6, "spillway bench io (" + json.getFileName() + ")");
     }
 
     private Result result(final double[][] write, final double[][] read)

@@ -12,7 +12,9 @@ import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.TransportException;
+import dev.spillway.cli.report.RunFacts;
 import dev.spillway.cli.report.UtilisationReport;
+import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,7 +35,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -103,9 +104,18 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--json", paramLabel = "FILE", description = "Write the results to FILE as JSON.")
     private Path json;
 
-    @Option(names = "--report", paramLabel = "FILE.html", description = "Write an HTML page with per-worker " +
-        "utilisation and IO-thread activity.")
+    @Option(names = "--report", paramLabel = "FILE.html", description = "Write an HTML page of the run: its " +
+        "timeline, DRAM in use, store bandwidth, counts and utilisation, beside its trace (FILE.trace.json unless " +
+        "--trace names one).")
     private Path report;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "Write the run's Chrome trace (tasks, IO, " +
+        "phases, checkpoints, DRAM and bandwidth counters) to FILE, for Perfetto.")
+    private Path trace;
+
+    @Option(names = "--disk-rates", paramLabel = "FILE.json", description = "With --report: the --json of " +
+        "`spillway bench io` on this disk, whose raw O_DIRECT rates the bandwidth chart is drawn against.")
+    private Path diskRates;
 
     @Option(names = "--graph", hidden = true, defaultValue = "spillway",
         description = "Run the main graph on spillway or mmap (used by bench kernels).")
@@ -194,6 +204,8 @@ final class RunCommand implements Callable<Integer>
             checks.outputFile("--json", json);
         }
         checks.outputFile("--report", report);
+        checks.outputFile("--trace", trace);
+        final RunFacts.DiskRates raw = checkTraceOptions();
         final String letters = policy == null ? KernelOptions.defaultPolicy(kernelKey) : policy;
         final Blas.Choice blas = Blas.load();
         final Kernel probe;
@@ -210,7 +222,7 @@ final class RunCommand implements Callable<Integer>
         joinedMillis = System.currentTimeMillis();
         try
         {
-            return call(kernelKey, w, letters, blas, probe, transport);
+            return call(kernelKey, w, letters, blas, probe, transport, raw);
         }
         catch (final RuntimeException e)
         {
@@ -235,7 +247,7 @@ final class RunCommand implements Callable<Integer>
     }
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
-        final Kernel probe, final Transport transport) throws Exception
+        final Kernel probe, final Transport transport, final RunFacts.DiskRates raw) throws Exception
     {
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
@@ -249,7 +261,7 @@ final class RunCommand implements Callable<Integer>
             final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, p2fPlan(ranks), p2fLogAll) : new int[0];
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks, logs);
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
-            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk);
+            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk, raw);
         }
         finally
         {
@@ -258,8 +270,8 @@ final class RunCommand implements Callable<Integer>
     }
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
-        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final DiskCheck disk)
-        throws Exception
+        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final DiskCheck disk,
+        final RunFacts.DiskRates raw) throws Exception
     {
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
@@ -277,10 +289,10 @@ final class RunCommand implements Callable<Integer>
             global = RankCheckpoints.configure(config.checkpointMode(checkpointMode), transport, checkpointDir,
                 checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()));
         }
-        final Path trace = report == null ? null : UtilisationReport.traceNextTo(report);
-        if (trace != null)
+        final Path traceFile = trace != null ? trace : report == null ? null : UtilisationReport.traceNextTo(report);
+        if (traceFile != null)
         {
-            config.traceFile(trace);
+            config.traceFile(traceFile);
         }
 
         System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
@@ -334,7 +346,7 @@ final class RunCommand implements Callable<Integer>
             err.flush();
             dram = new DramSize(raised, Double.NaN);
             return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
-                orderDram == null ? raised : orderDram, w), raised, null, area, disk);
+                orderDram == null ? raised : orderDram, w), raised, null, area, disk, raw);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
@@ -362,12 +374,18 @@ final class RunCommand implements Callable<Integer>
         RunSummary.write(json, out);
         if (report != null)
         {
-            final Map<String, String> lines = new LinkedHashMap<>();
-            out.forEach((k, v) -> lines.put(k, String.valueOf(v)));
-            UtilisationReport.write(report, trace, lines);
-            System.err.println("spillway: report written to " + report + ", its trace (Chrome trace events, for " +
-                "Perfetto) to " + trace);
+            final String cap = ByteUnits.format(budget) + " (" + percent(budget, kernel.dataBytes()) + ")";
+            UtilisationReport.write(report, traceFile, new RunFacts(ReportHeader.of(
+                spec.commandLine().getParseResult().originalArgs(), blas, cap), summary.reportLines(result, restored),
+                baselineResult == null ? null : summary.comparison(result, baselineResult), raw));
+            spec.commandLine().getErr().println("spillway: report written to " + report);
         }
+        if (traceFile != null)
+        {
+            spec.commandLine().getErr().println("spillway: trace (Chrome trace events, for Perfetto) written to " +
+                traceFile);
+        }
+        spec.commandLine().getErr().flush();
         return RunSummary.verdict(result);
     }
 
@@ -409,7 +427,45 @@ final class RunCommand implements Callable<Integer>
     private String unsupportedOnRanks()
     {
         return !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
-            report != null ? "--report" : null;
+            report != null ? "--report" : trace != null ? "--trace" : null;
+    }
+
+    /**
+     * Checks {@code --report}, {@code --trace} and {@code --disk-rates} together, before the run.
+     *
+     * @return the raw rates of {@code --disk-rates}, or null without it.
+     * @throws ParameterException if the mmap graph (which writes no trace) is asked for one, both options name one
+     *                            file, or {@code --disk-rates} is given without {@code --report} or cannot be read.
+     */
+    private RunFacts.DiskRates checkTraceOptions()
+    {
+        if ("mmap".equals(graphKind) && (report != null || trace != null))
+        {
+            throw new ParameterException(spec.commandLine(), "--graph mmap runs no Spillway engine, so it has no " +
+                "trace for --report or --trace");
+        }
+        if (report != null && report.toAbsolutePath().equals(trace == null ? null : trace.toAbsolutePath()))
+        {
+            throw new ParameterException(spec.commandLine(), "--report and --trace name the same file " + report);
+        }
+        if (diskRates == null)
+        {
+            return null;
+        }
+        if (report == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--disk-rates is drawn on the --report page: add " +
+                "--report FILE.html");
+        }
+        try
+        {
+            return IoBench.rawRates(diskRates);
+        }
+        catch (final IOException e)
+        {
+            throw new ParameterException(spec.commandLine(), "--disk-rates " + e.getMessage() + "; nothing was run",
+                e);
+        }
     }
 
     private RunResult runBaseline(final String kernelKey, final Blas.Choice blas, final long budget, final int w,

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spillway.cli.report.RunFacts;
 import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
@@ -11,6 +12,7 @@ import dev.spillway.memory.ByteUnits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -104,6 +106,36 @@ record RunSummary(Invocation invocation, Kernel kernel, long budget, int workers
                 "DIFFER (checksum " + b.checksum() + ")"));
         }
         System.out.print(s);
+    }
+
+    /**
+     * @return the figures of result {@code r} for the {@code --report} page, formatted; {@code restored} as
+     * {@link #json}.
+     */
+    Map<String, String> reportLines(final RunResult r, final long restored)
+    {
+        final Map<String, String> out = new LinkedHashMap<>();
+        out.put("kernel", kernel.name() + " " + shape(kernel) + ", data " + ByteUnits.format(kernel.dataBytes()) +
+            (kernel.pinnedBytes() > 0 ? " (" + ByteUnits.format(kernel.pinnedBytes()) + " pinned)" : ""));
+        out.put("compute", String.format(Locale.ROOT, "%.2f s, %.1f %s (inputs generated in %.2f s)",
+            r.timeSeconds(), rate(kernel, r, restored), kernel.workUnit(), r.initSeconds()));
+        out.put("store traffic", "read " + ByteUnits.format(r.bytesRead()) + ", wrote " +
+            ByteUnits.format(r.bytesWritten()) + " during the compute phase");
+        out.put("runtime", workers + " workers, policy " + policy + ", store " +
+            store.name().toLowerCase(Locale.ROOT));
+        out.put("verification", r.verification() == null ? "skipped" : String.format(Locale.ROOT,
+            "%s: residual %.3g (tolerance %.3g), %s", r.verification().verified() ? "verified" : "NOT VERIFIED",
+            r.verification().residual(), r.verification().tolerance(), r.verification().method()));
+        out.put("result checksum", r.checksum());
+        return out;
+    }
+
+    /** @return result {@code r} beside baseline result {@code b}, for the {@code --report} page. */
+    RunFacts.Comparison comparison(final RunResult r, final RunResult b)
+    {
+        return new RunFacts.Comparison(new RunFacts.Side("spillway", r.timeSeconds(), r.bytesRead(),
+            r.bytesWritten()), new RunFacts.Side(baseline, b.timeSeconds(), b.bytesRead(), b.bytesWritten()),
+            r.checksum().equals(b.checksum()));
     }
 
     /** Writes {@code out} to {@code json} as indented JSON, unless {@code json} is null. */

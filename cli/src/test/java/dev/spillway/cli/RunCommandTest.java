@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.cli.report.UtilisationReport;
 import dev.spillway.kernels.blas.JavaBlas;
 import dev.spillway.resilience.interval.MtbfEstimator;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -309,6 +313,64 @@ class RunCommandTest
         assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--report",
             tmp.toString()));
         assertTrue(err.toString().contains("--report " + tmp + " cannot be written: it is a directory"), err::toString);
+    }
+
+    /** Issue 18: --trace writes the trace alone, or beside a report that links it, and says where. */
+    @Test
+    void traceWritesAChromeTraceAndTheRunSaysWhere() throws IOException
+    {
+        final Path trace = tmp.resolve("t.json");
+        final Path spill = tmp.resolve("spill");
+        assertEquals(0, run("run", "lu", "--n", "256", "--tile", "64", "--dram", "25%", "--workers", "2", "--dir",
+            spill.toString(), "--trace", trace.toString()), err::toString);
+        assertTrue(err.toString().contains("trace (Chrome trace events, for Perfetto) written to " + trace),
+            err::toString);
+        final JsonNode events = new ObjectMapper().readTree(trace.toFile()).get("traceEvents");
+        final Set<String> counters = new HashSet<>();
+        final Set<String> phases = new HashSet<>();
+        for (final JsonNode e : events)
+        {
+            if (e.get("ph").asText().equals("C"))
+            {
+                counters.add(e.get("name").asText());
+            }
+            if (e.path("cat").asText().equals("phase"))
+            {
+                phases.add(e.get("name").asText());
+            }
+        }
+        assertTrue(counters.containsAll(List.of("DRAM", "DRAM budget", "store bandwidth")), counters::toString);
+        assertEquals(Set.of("generation", "compute", "verification", "checksum"), phases);
+
+        final Path other = Files.createDirectory(tmp.resolve("traces")).resolve("lu.json");
+        final Path report = tmp.resolve("lu.html");
+        assertEquals(0, run("run", "lu", "--n", "256", "--tile", "64", "--dram", "25%", "--workers", "2", "--dir",
+            spill.toString(), "--report", report.toString(), "--trace", other.toString()), err::toString);
+        assertTrue(Files.readString(report).contains("<a href=\"" + other.toUri() + "\">"), "the page links --trace");
+        assertFalse(Files.exists(UtilisationReport.traceNextTo(report)), "no second trace beside the page");
+    }
+
+    @Test
+    void traceAndDiskRatesAreCheckedBeforeTheRun() throws IOException
+    {
+        final Path spill = tmp.resolve("spill");
+        final Path missing = tmp.resolve("no-such-dir").resolve("t.json");
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--trace",
+            missing.toString()));
+        assertTrue(err.toString().contains("--trace " + missing + " cannot be written: directory " +
+            missing.getParent() + " does not exist; nothing was run"), err::toString);
+        final Path page = tmp.resolve("r.html");
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--report",
+            page.toString(), "--trace", page.toString()));
+        assertTrue(err.toString().contains("--report and --trace name the same file"), err::toString);
+        final Path notBenchIo = Files.writeString(tmp.resolve("rates.json"), "{\"stores\": []}");
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--disk-rates",
+            notBenchIo.toString()));
+        assertTrue(err.toString().contains("--disk-rates is drawn on the --report page"), err::toString);
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", spill.toString(), "--report",
+            page.toString(), "--disk-rates", notBenchIo.toString()));
+        assertTrue(err.toString().contains("holds no raw_read_mb_s and raw_write_mb_s"), err::toString);
+        assertFalse(Files.exists(spill), "the run went ahead and prepared its spill directory");
     }
 
     @Test

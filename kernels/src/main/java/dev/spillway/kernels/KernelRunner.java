@@ -9,7 +9,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-/** Runs a kernel's phases on a graph: declare, initialize, compute (timed), verify, checksum. */
+/**
+ * Runs a kernel's phases on a graph: declare and generate the inputs, compute (timed), verify, checksum. Each phase is
+ * marked on the graph ({@link TileGraph#phase}) as it starts.
+ */
 public final class KernelRunner
 {
     private KernelRunner()
@@ -24,9 +27,11 @@ public final class KernelRunner
         final Consumer<GraphProgress> progress)
     {
         final long initStart = System.nanoTime();
+        graph.phase("generation");
         kernel.declare(graph);
         kernel.initialize(graph);
         graph.awaitAll();
+        graph.phase("compute");
         final long start = System.nanoTime();
         final GraphProgress before = graph.progress();
         final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r ->
@@ -51,7 +56,12 @@ public final class KernelRunner
             poller.shutdownNow();
         }
         progress.accept(computed);
+        if (verify)
+        {
+            graph.phase("verification");
+        }
         final Verification verification = verify ? kernel.verify(graph) : null;
+        graph.phase("checksum");
         final ResultChecksum checksum = new ResultChecksum();
         for (final Tile tile : kernel.results())
         {

@@ -61,6 +61,8 @@ final class Checkpointer
     private TaskRecord latestAdmitted;
     private long finishedAtCut;
     private long lastCutNanos = System.nanoTime();
+    /** When the generation in flight was cut, for the trace. */
+    private long cutNanos;
 
     /** A task failed: the data may be poisoned, so no later cut is taken. */
     private boolean failed;
@@ -171,6 +173,7 @@ final class Checkpointer
     {
         final long cutFrontier = c.frontier();
         lastCutNanos = now;
+        cutNanos = now;
         finishedAtCut = userFinished;
         if (!generation.begin(c))
         {
@@ -416,6 +419,7 @@ final class Checkpointer
     /** IO thread: the generation of {@code cut} committed: held-back tasks may go. */
     void committed(final Cut cut, final CheckpointCost cost)
     {
+        engine.traceCheckpoint("checkpoint " + cut.generation(), cutNanos, System.nanoTime());
         policy.committed(cost);
         policy.cutCommitted(cut);
         releaseHeld();
@@ -427,6 +431,7 @@ final class Checkpointer
      */
     void abandoned(final Cut cut, final String why)
     {
+        engine.traceCheckpoint("checkpoint " + cut.generation() + " abandoned", cutNanos, System.nanoTime());
         policy.cutAbandoned(cut, why);
         for (final DataRef r : objects)
         {

@@ -25,6 +25,8 @@ final class Counters
     volatile long dirtyEvictions;
     volatile long writeBehinds;
     volatile long prefetches;
+    /** The budget charge of resident pinned objects. */
+    volatile long pinnedCharge;
     volatile long completed;
     volatile long failed;
     volatile long cancelled;

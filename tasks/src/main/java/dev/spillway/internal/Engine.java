@@ -130,9 +130,11 @@ public final class Engine
             workers[i] = new Worker(this, i, ready.queueOf(i), ready.idleOf(i), config.pinWorkers());
             rows[i + 1] = "worker " + i;
         }
-        trace = config.traceFile() == null ? null : new Trace(rows);
+        final TraceSamples samples = config.traceFile() == null ? null :
+            new TraceSamples(counters, pool, stagingBytes);
+        trace = samples == null ? null : new Trace(samples, rows);
 
-        agent = new IoAgent(this, poller, ready, live, counters);
+        agent = new IoAgent(this, poller, ready, live, counters, samples);
         quiescence = new Quiescence(() -> finished(agent, workers));
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
             this::commitWait);
@@ -434,6 +436,10 @@ public final class Engine
     /** After the threads stopped: frees every buffer, removes the spill files and writes the trace. */
     private void releaseAll()
     {
+        if (trace != null)
+        {
+            trace.stopped();
+        }
         for (final DataRef r : objects.values())
         {
             final TileBuffer b = r.object.buffer();
@@ -471,6 +477,28 @@ public final class Engine
         if (trace != null)
         {
             trace.record(row, t.name, "task", start, end);
+        }
+    }
+
+    /** IO thread: a checkpoint generation from its cut to its commit or abandonment. */
+    void traceCheckpoint(final String name, final long start, final long end)
+    {
+        if (trace != null)
+        {
+            trace.checkpoint(name, start, end);
+        }
+    }
+
+    /** See {@code Spillway.tracePhase}. */
+    public void tracePhase(final String name)
+    {
+        if (name == null || name.isBlank())
+        {
+            throw new IllegalArgumentException("a phase needs a name");
+        }
+        if (trace != null)
+        {
+            trace.phase(name);
         }
     }
 }

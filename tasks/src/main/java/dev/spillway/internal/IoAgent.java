@@ -23,6 +23,8 @@ final class IoAgent implements Agent
     private final LiveTasks live;
     private final Dependencies deps = new Dependencies();
     private final TaskCompletion completion;
+    /** Null unless tracing. */
+    private final TraceSamples samples;
     private Admission admission;
     private Transfers transfers;
     private Checkpointer checkpointer;
@@ -31,8 +33,9 @@ final class IoAgent implements Agent
     private volatile boolean paused;
 
     IoAgent(final Engine engine, final EventPoller<EngineEvent> poller, final ReadyQueues ready, final LiveTasks live,
-        final Counters counters)
+        final Counters counters, final TraceSamples samples)
     {
+        this.samples = samples;
         this.engine = engine;
         this.poller = poller;
         this.ready = ready;
@@ -90,6 +93,10 @@ final class IoAgent implements Agent
         if (engine.fatal() != null)
         {
             throw new AgentTerminationException("stopped after an internal error: " + engine.fatal());
+        }
+        if (samples != null)
+        {
+            samples.tick(System.nanoTime());
         }
         int work = poller.poll(handler) == EventPoller.PollState.PROCESSING ? 1 : 0;
         work += drainDepsMet();

@@ -137,6 +137,10 @@ final class Transfers
         o.buffer(b);
         o.residency(Residency.IN_MEM);
         resident.add(o);
+        if (o.pinned())
+        {
+            counters.pinnedCharge += pool.cost(o.size());
+        }
         wakeWaiters(o);
     }
 

@@ -13,7 +13,7 @@ final class Html
         "table{border-collapse:collapse;margin:8px 0}",
         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}",
         "td:first-child,th:first-child{text-align:left}",
-        "table.summary td{text-align:left}",
+        "table.summary td,table.header td{text-align:left}",
         ".legend span{display:inline-block;margin-right:14px}",
         ".swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}",
         ".note{color:#666}",
@@ -85,10 +85,10 @@ final class Html
         out.append("</body>\n</html>\n");
     }
 
-    /** Appends a two-column key/value table. */
-    static void keyValueTable(final StringBuilder out, final Map<String, String> lines)
+    /** Appends a two-column key/value table of class {@code cls}. */
+    static void keyValueTable(final StringBuilder out, final String cls, final Map<String, String> lines)
     {
-        out.append("<table class=\"summary\">\n");
+        out.append("<table class=\"").append(cls).append("\">\n");
         for (final Map.Entry<String, String> e : lines.entrySet())
         {
             out.append("<tr><th>").append(escape(e.getKey())).append("</th><td>")

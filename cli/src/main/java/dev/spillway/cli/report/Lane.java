@@ -45,13 +45,19 @@ final class Lane
         return ioSpans > 0 || "IO thread".equals(name);
     }
 
-    /** @return the sum of span durations, in microseconds. */
-    double busy()
+    /** @return the summed duration of span {@code i} within [from, to), in microseconds. */
+    double busy(final int i, final double from, final double to)
+    {
+        return Math.max(0, Math.min(end[i], to) - Math.max(start[i], from));
+    }
+
+    /** @return the summed duration of the spans within [from, to), in microseconds. */
+    double busy(final double from, final double to)
     {
         double sum = 0;
         for (int i = 0; i < size; i++)
         {
-            sum += end[i] - start[i];
+            sum += busy(i, from, to);
         }
         return sum;
     }

@@ -6,16 +6,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Colour classes of spans. Task spans are classed by name prefix (text before the first ' ', '[' or '('); the ten
- * busiest prefixes get their own colour, the rest share "other". IO spans are reads ("fetch", "read"), writes
- * ("evict", "write-behind", "write", ...) or other IO.
+ * Colour classes of spans. Task spans are classed by kind, their name's prefix (text before the first ' ', '[' or
+ * '('); the {@value #OWN_CLASSES} busiest kinds get their own class, the rest share "other tasks". A kind's colour is
+ * a function of the kind alone ({@link #colourOf}), so it is the same in every report. IO spans are reads ("fetch",
+ * "read"), writes ("evict", "write-behind", "write", ...) or other IO.
  */
 final class SpanKinds
 {
-    private static final String[] TASK_COLOURS =
-    {
-        "#59a14f", "#f28e2b", "#b07aa1", "#edc948", "#76b7b2", "#9c755f", "#ff9da7", "#8cd17d", "#d37295", "#499894"
-    };
+    /** The kernels' task kinds, and the runtime's, in colours far apart. */
+    private static final Map<String, String> KNOWN = Map.ofEntries(
+        Map.entry("gemm", "#59a14f"), Map.entry("trsm", "#f28e2b"), Map.entry("getrf", "#b07aa1"),
+        Map.entry("fill", "#edc948"), Map.entry("initialize", "#76b7b2"), Map.entry("step", "#9c755f"),
+        Map.entry("verify", "#ff9da7"), Map.entry("checksum", "#8cd17d"), Map.entry("checkpoint", "#d37295"),
+        Map.entry("log", "#499894"), Map.entry("acquire", "#b6992d"));
+    static final int OWN_CLASSES = 24;
     static final String READ_COLOUR = "#2f6fb3";
     static final String WRITE_COLOUR = "#c8453b";
     private static final String OTHER_COLOUR = "#a0a0a0";
@@ -45,17 +49,24 @@ final class SpanKinds
         ranked.sort(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
         for (final Map.Entry<String, Double> e : ranked)
         {
-            if (labels.size() < TASK_COLOURS.length)
+            if (labels.size() < OWN_CLASSES)
             {
                 taskClass.put(e.getKey(), labels.size());
-                colours.add(TASK_COLOURS[labels.size()]);
+                colours.add(colourOf(e.getKey()));
                 labels.add(e.getKey());
             }
         }
-        otherTask = ranked.size() > TASK_COLOURS.length ? add("other tasks", OTHER_COLOUR) : -1;
+        otherTask = ranked.size() > OWN_CLASSES ? add("other tasks", OTHER_COLOUR) : -1;
         read = add("IO read", READ_COLOUR);
         write = add("IO write", WRITE_COLOUR);
         otherIo = add("other IO", OTHER_COLOUR);
+    }
+
+    /** @return the colour of task kind {@code kind}: a fixed one for known kinds, else a hue from its hash. */
+    static String colourOf(final String kind)
+    {
+        final String known = KNOWN.get(kind);
+        return known != null ? known : "hsl(" + Math.floorMod(kind.hashCode() * 47, 360) + ",55%,55%)";
     }
 
     private int add(final String label, final String colour)

@@ -6,35 +6,47 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The per-lane totals table: spans, busy time and busy fraction; task counts by kind, IO reads and writes. */
+/**
+ * The per-lane totals table over a window of the trace (the compute phase where the trace marks it): busy time and
+ * busy fraction within the window; span counts, task counts by kind and IO reads and writes of the whole trace.
+ */
 final class Totals
 {
     private static final int KINDS_SHOWN = 8;
 
     private final List<Lane> lanes;
-    private final double range;
+    private final double from;
+    private final double to;
+    private final String window;
 
-    /** @param range microseconds from the start of the first span to the end of the last; NaN without spans. */
-    Totals(final List<Lane> lanes, final double range)
+    /**
+     * @param from   the window's start, in trace microseconds; NaN without spans.
+     * @param to     its end.
+     * @param window what the window is, for the note under the table.
+     */
+    Totals(final List<Lane> lanes, final double from, final double to, final String window)
     {
         this.lanes = lanes;
-        this.range = range;
+        this.from = from;
+        this.to = to;
+        this.window = window;
     }
 
     void append(final StringBuilder out)
     {
         out.append("<table class=\"totals\">\n<tr><th>lane</th><th>spans</th><th>busy</th><th>busy %</th>")
             .append("<th>detail</th></tr>\n");
+        final double range = to - from;
         double workerBusy = 0;
         int workers = 0;
         for (final Lane lane : lanes)
         {
-            final double busy = lane.busy();
+            final double busy = Double.isNaN(range) ? 0 : lane.busy(from, to);
             out.append("<tr data-lane=\"").append(Html.escape(lane.name)).append("\"><td>")
                 .append(Html.escape(lane.name)).append("</td><td>").append(lane.size).append("</td><td>")
                 .append(Html.duration(busy)).append("</td><td class=\"busy\">")
                 .append(Html.fixed(100 * busy / range, 1))
-                .append("</td><td>").append(Html.escape(lane.isIo() ? ioDetail(lane) : taskDetail(lane)))
+                .append("</td><td>").append(Html.escape(lane.isIo() ? ioDetail(lane, range) : taskDetail(lane)))
                 .append("</td></tr>\n");
             if (!lane.isIo())
             {
@@ -51,8 +63,8 @@ final class Totals
         out.append("</table>\n");
         if (!Double.isNaN(range))
         {
-            out.append("<p class=\"note\">Busy % is busy time over ").append(Html.duration(range))
-                .append(", from the start of the first span to the end of the last.</p>\n");
+            out.append("<p class=\"note\">Busy and busy % are over ").append(Html.escape(window)).append(" (")
+                .append(Html.duration(range)).append("); spans and kinds count the whole trace.</p>\n");
         }
         if (lanes.stream().anyMatch(Lane::isIo))
         {
@@ -83,7 +95,7 @@ final class Totals
         return text.toString();
     }
 
-    private String ioDetail(final Lane lane)
+    private String ioDetail(final Lane lane, final double range)
     {
         final Map<String, Integer> byKind = new LinkedHashMap<>();
         int reads = 0;
@@ -97,12 +109,12 @@ final class Totals
             if (kind == SpanKinds.IoKind.READ)
             {
                 reads++;
-                readBusy += lane.end[i] - lane.start[i];
+                readBusy += lane.busy(i, from, to);
             }
             else if (kind == SpanKinds.IoKind.WRITE)
             {
                 writes++;
-                writeBusy += lane.end[i] - lane.start[i];
+                writeBusy += lane.busy(i, from, to);
             }
         }
         final StringBuilder text = new StringBuilder()

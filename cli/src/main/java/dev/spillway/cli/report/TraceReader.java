@@ -12,12 +12,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Streams a Chrome trace-event file (an object with {@code traceEvents}, or a bare array of events) into lanes.
- * Keeps complete spans ({@code "ph":"X"}) and {@code thread_name} metadata; other phases are counted and skipped.
+ * Keeps complete spans ({@code "ph":"X"}), {@code thread_name} metadata and counters ({@code "ph":"C"}); spans of
+ * category {@code phase} or {@code checkpoint} are marks, not lane spans. Other phases are counted and skipped.
  */
 final class TraceReader
 {
@@ -25,6 +29,10 @@ final class TraceReader
 
     private final Path file;
     private final Map<String, Lane> lanes = new HashMap<>();
+    private final Set<String> markRows = new HashSet<>();
+    private final List<Mark> phases = new ArrayList<>();
+    private final List<Mark> checkpoints = new ArrayList<>();
+    private final Map<String, CounterTrack> counters = new LinkedHashMap<>();
     private int ignored;
     private int index;
 
@@ -33,8 +41,12 @@ final class TraceReader
         this.file = file;
     }
 
-    /** The lanes of a trace, ordered by pid then tid, and the count of events of other phases. */
-    record Result(List<Lane> lanes, int ignoredEvents)
+    /**
+     * The lanes of a trace, ordered by pid then tid; its phases and checkpoint generations in time order; its
+     * counter tracks by name; and the count of events of other phases.
+     */
+    record Result(List<Lane> lanes, List<Mark> phases, List<Mark> checkpoints, Map<String, CounterTrack> counters,
+        int ignoredEvents)
     {
     }
 
@@ -54,9 +66,12 @@ final class TraceReader
             final String where = e.getLocation() == null ? "" : " at " + e.getLocation().offsetDescription();
             throw new IOException("cannot parse Chrome trace " + file + ": " + e.getOriginalMessage() + where, e);
         }
+        reader.markRows.forEach(reader.lanes::remove);
         final List<Lane> ordered = new ArrayList<>(reader.lanes.values());
         ordered.sort(Comparator.<Lane>comparingLong(l -> l.pid).thenComparingLong(l -> l.tid));
-        return new Result(ordered, reader.ignored);
+        reader.phases.sort(Comparator.comparingDouble(Mark::start));
+        reader.checkpoints.sort(Comparator.comparingDouble(Mark::start));
+        return new Result(ordered, reader.phases, reader.checkpoints, reader.counters, reader.ignored);
     }
 
     private void readTop(final JsonParser p) throws IOException
@@ -112,7 +127,7 @@ final class TraceReader
         String name = null;
         String category = null;
         String phase = null;
-        String threadName = null;
+        Map<String, Object> args = Map.of();
         double ts = Double.NaN;
         double dur = Double.NaN;
         long pid = 0;
@@ -130,7 +145,7 @@ final class TraceReader
                 case "dur" -> dur = number(p, value, "dur");
                 case "pid" -> pid = p.getValueAsLong();
                 case "tid" -> tid = p.getValueAsLong();
-                case "args" -> threadName = argsName(p, value);
+                case "args" -> args = args(p, value);
                 default -> p.skipChildren();
             }
         }
@@ -141,11 +156,15 @@ final class TraceReader
                 throw new IOException("Chrome trace " + file + ": span event " + index + " ('" + name +
                     "') lacks a numeric ts or dur");
             }
-            lane(pid, tid).add(name == null ? "" : name, category, ts, dur);
+            span(pid, tid, name == null ? "" : name, category, ts, dur);
+        }
+        else if ("C".equals(phase) && name != null && !Double.isNaN(ts))
+        {
+            counters.computeIfAbsent(name, CounterTrack::new).add(ts, args);
         }
         else if ("M".equals(phase) && "thread_name".equals(name))
         {
-            if (threadName != null)
+            if (args.get("name") instanceof String threadName)
             {
                 lane(pid, tid).name = threadName;
             }
@@ -154,6 +173,19 @@ final class TraceReader
         {
             ignored++;
         }
+    }
+
+    private void span(final long pid, final long tid, final String name, final String category, final double ts,
+        final double dur)
+    {
+        final boolean phase = "phase".equals(category);
+        if (phase || "checkpoint".equals(category))
+        {
+            markRows.add(key(pid, tid));
+            (phase ? phases : checkpoints).add(new Mark(name, ts, ts + Math.max(0, dur)));
+            return;
+        }
+        lane(pid, tid).add(name, category, ts, dur);
     }
 
     private double number(final JsonParser p, final JsonToken value, final String field) throws IOException
@@ -165,21 +197,26 @@ final class TraceReader
         return p.getDoubleValue();
     }
 
-    private static String argsName(final JsonParser p, final JsonToken value) throws IOException
+    /** @return the string and number members of an args object; nested values are skipped. */
+    private static Map<String, Object> args(final JsonParser p, final JsonToken value) throws IOException
     {
         if (value != JsonToken.START_OBJECT)
         {
             p.skipChildren();
-            return null;
+            return Map.of();
         }
-        String found = null;
+        final Map<String, Object> found = new LinkedHashMap<>();
         while (p.nextToken() == JsonToken.FIELD_NAME)
         {
             final String field = p.currentName();
-            p.nextToken();
-            if ("name".equals(field))
+            final JsonToken t = p.nextToken();
+            if (t == JsonToken.VALUE_STRING)
             {
-                found = p.getValueAsString();
+                found.put(field, p.getText());
+            }
+            else if (t.isNumeric())
+            {
+                found.put(field, p.getDoubleValue());
             }
             else
             {
@@ -191,6 +228,11 @@ final class TraceReader
 
     private Lane lane(final long pid, final long tid)
     {
-        return lanes.computeIfAbsent(pid + ":" + tid, k -> new Lane(pid, tid));
+        return lanes.computeIfAbsent(key(pid, tid), k -> new Lane(pid, tid));
+    }
+
+    private static String key(final long pid, final long tid)
+    {
+        return pid + ":" + tid;
     }
 }

@@ -3,49 +3,39 @@ package dev.spillway.cli.report;
 import java.util.Arrays;
 import java.util.List;
 
-/** The timeline lanes and the utilisation charts of a trace with at least one span. */
+import static dev.spillway.cli.report.Plot.LABEL_W;
+import static dev.spillway.cli.report.Plot.PLOT_W;
+
+/** The timeline lanes, with the run's phases and checkpoint generations above them, and the utilisation charts. */
 final class TraceView
 {
-    private static final int LABEL_W = 110;
-    private static final int PLOT_W = 1000;
-    private static final int RIGHT_W = 50;
     private static final int LANE_H = 18;
     private static final int LANE_GAP = 6;
     private static final int CHART_H = 36;
     private static final int CHART_GAP = 12;
-    private static final int AXIS_H = 34;
     private static final String BUSY_COLOUR = "#4e9a5b";
+    private static final String PHASE_COLOUR = "#d9e2ec";
+    private static final String ABANDONED_COLOUR = "#bbbbbb";
 
     private final List<Lane> lanes;
+    private final List<Mark> phases;
+    private final List<Mark> checkpoints;
     private final SpanKinds kinds;
-    final double t0;
-    final double t1;
+    private final Plot plot;
     private final int[][] classes;
 
-    TraceView(final List<Lane> lanes)
+    TraceView(final List<Lane> lanes, final List<Mark> phases, final List<Mark> checkpoints, final Plot plot)
     {
         this.lanes = lanes;
+        this.phases = phases;
+        this.checkpoints = checkpoints;
         this.kinds = new SpanKinds(lanes);
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
+        this.plot = plot;
         classes = new int[lanes.size()][];
         for (int l = 0; l < lanes.size(); l++)
         {
-            final Lane lane = lanes.get(l);
-            classes[l] = kinds.classesOf(lane);
-            for (int i = 0; i < lane.size; i++)
-            {
-                min = Math.min(min, lane.start[i]);
-                max = Math.max(max, lane.end[i]);
-            }
+            classes[l] = kinds.classesOf(lanes.get(l));
         }
-        t0 = min;
-        t1 = max > min ? max : min + 1;
-    }
-
-    private double x(final double t)
-    {
-        return LABEL_W + (t - t0) / (t1 - t0) * PLOT_W;
     }
 
     void legend(final StringBuilder out)
@@ -69,19 +59,31 @@ final class TraceView
         out.append("</div>\n");
     }
 
-    /** One lane per row; {@code aggregated} draws one bar per pixel column whose height is the busy fraction. */
+    /**
+     * Phases and checkpoints first (where the trace has them), then one lane per row; {@code aggregated} draws one
+     * bar per pixel column whose height is the busy fraction.
+     */
     void timeline(final StringBuilder out, final boolean aggregated)
     {
-        final int height = lanes.size() * (LANE_H + LANE_GAP) + AXIS_H;
-        openSvg(out, "timeline", height);
+        final int markRows = (phases.isEmpty() ? 0 : 1) + (checkpoints.isEmpty() ? 0 : 1);
+        final int height = (markRows + lanes.size()) * (LANE_H + LANE_GAP) + Plot.AXIS_H;
+        Plot.openSvg(out, "timeline", height);
+        int row = 0;
+        if (!phases.isEmpty())
+        {
+            markLane(out, "phases", phases, row++ * (LANE_H + LANE_GAP));
+        }
+        if (!checkpoints.isEmpty())
+        {
+            markLane(out, "checkpoints", checkpoints, row++ * (LANE_H + LANE_GAP));
+        }
         for (int l = 0; l < lanes.size(); l++)
         {
             final Lane lane = lanes.get(l);
-            final int top = l * (LANE_H + LANE_GAP);
+            final int top = row++ * (LANE_H + LANE_GAP);
             out.append("<g class=\"lane\" data-lane=\"").append(Html.escape(lane.name)).append("\">\n");
-            label(out, lane.name, top + LANE_H / 2.0);
-            out.append("<rect x=\"").append(LABEL_W).append("\" y=\"").append(top).append("\" width=\"").append(PLOT_W)
-                .append("\" height=\"").append(LANE_H).append("\" fill=\"#f3f3f3\"/>\n");
+            Plot.label(out, lane.name, top + LANE_H / 2.0);
+            background(out, top);
             if (aggregated)
             {
                 aggregatedLane(out, l, top);
@@ -92,14 +94,47 @@ final class TraceView
             }
             out.append("</g>\n");
         }
-        timeAxis(out, lanes.size() * (LANE_H + LANE_GAP));
+        plot.timeAxis(out, row * (LANE_H + LANE_GAP));
         out.append("</svg>\n");
         if (aggregated)
         {
-            out.append("<p class=\"note\">Each bar is one pixel column (").append(Html.duration((t1 - t0) / PLOT_W))
+            out.append("<p class=\"note\">Each bar is one pixel column (")
+                .append(Html.duration((plot.t1 - plot.t0) / PLOT_W))
                 .append("): its height is the busy fraction (at least 1 px when busy at all), its colour the busiest ")
                 .append("kind.</p>\n");
         }
+    }
+
+    private static void background(final StringBuilder out, final int top)
+    {
+        out.append("<rect x=\"").append(LABEL_W).append("\" y=\"").append(top).append("\" width=\"").append(PLOT_W)
+            .append("\" height=\"").append(LANE_H).append("\" fill=\"#f3f3f3\"/>\n");
+    }
+
+    /** A lane of named intervals, each labelled inside when it is wide enough. */
+    private void markLane(final StringBuilder out, final String name, final List<Mark> marks, final int top)
+    {
+        out.append("<g class=\"marks\" data-lane=\"").append(name).append("\">\n");
+        Plot.label(out, name, top + LANE_H / 2.0);
+        background(out, top);
+        for (final Mark m : marks)
+        {
+            final double x = plot.x(m.start());
+            final double w = Math.max(0.5, plot.x(m.end()) - x);
+            final String colour = "phases".equals(name) ? PHASE_COLOUR :
+                m.name().endsWith("abandoned") ? ABANDONED_COLOUR : SpanKinds.colourOf("checkpoint");
+            out.append("<rect class=\"mark\" x=\"").append(Html.num(x)).append("\" y=\"").append(top)
+                .append("\" width=\"").append(Html.num(w)).append("\" height=\"").append(LANE_H)
+                .append("\" fill=\"").append(colour).append("\" stroke=\"#fff\"><title>").append(Html.escape(m.name()))
+                .append(": ").append(Html.duration(m.end() - m.start())).append(" from ")
+                .append(Html.duration(m.start() - plot.t0)).append("</title></rect>\n");
+            if (w > 7 * m.name().length())
+            {
+                out.append("<text x=\"").append(Html.num(x + 4)).append("\" y=\"").append(top + 13).append("\">")
+                    .append(Html.escape(m.name())).append("</text>\n");
+            }
+        }
+        out.append("</g>\n");
     }
 
     private void detailedLane(final StringBuilder out, final int l, final int top)
@@ -107,20 +142,21 @@ final class TraceView
         final Lane lane = lanes.get(l);
         for (int i = 0; i < lane.size; i++)
         {
-            final double x = x(lane.start[i]);
-            final double w = Math.max(0.3, x(lane.end[i]) - x);
+            final double x = plot.x(lane.start[i]);
+            final double w = Math.max(0.3, plot.x(lane.end[i]) - x);
             out.append("<rect class=\"span\" x=\"").append(Html.num(x)).append("\" y=\"").append(top)
                 .append("\" width=\"").append(Html.num(w)).append("\" height=\"").append(LANE_H)
                 .append("\" fill=\"").append(kinds.colours.get(classes[l][i])).append("\"><title>")
                 .append(Html.escape(lane.names[i])).append(": ").append(Html.duration(lane.end[i] - lane.start[i]))
-                .append(" at ").append(Html.duration(lane.start[i] - t0)).append("</title></rect>\n");
+                .append(" at ").append(Html.duration(lane.start[i] - plot.t0)).append("</title></rect>\n");
         }
     }
 
     private void aggregatedLane(final StringBuilder out, final int l, final int top)
     {
-        final double[][] busy = BusyBuckets.of(lanes.get(l), classes[l], kinds.labels.size(), t0, t1, PLOT_W);
-        final double width = (t1 - t0) / PLOT_W;
+        final double[][] busy = BusyBuckets.of(lanes.get(l), classes[l], kinds.labels.size(), plot.t0, plot.t1,
+            PLOT_W);
+        final double width = (plot.t1 - plot.t0) / PLOT_W;
         final StringBuilder[] bars = new StringBuilder[busy.length];
         int runStart = 0;
         int runClass = -1;
@@ -176,15 +212,15 @@ final class TraceView
     {
         final List<Lane> workers = lanes.stream().filter(l -> !l.isIo()).toList();
         final int rows = lanes.size() + (workers.size() > 1 ? 1 : 0);
-        openSvg(out, "utilisation", rows * (CHART_H + CHART_GAP) + AXIS_H);
-        final double width = (t1 - t0) / UtilisationReport.UTIL_BUCKETS;
+        Plot.openSvg(out, "utilisation", rows * (CHART_H + CHART_GAP) + Plot.AXIS_H);
+        final double width = (plot.t1 - plot.t0) / UtilisationReport.UTIL_BUCKETS;
         final double[] mean = new double[UtilisationReport.UTIL_BUCKETS];
         final double[] zero = new double[UtilisationReport.UTIL_BUCKETS];
         int row = workers.size() > 1 ? 1 : 0;
         for (int l = 0; l < lanes.size(); l++)
         {
             final Lane lane = lanes.get(l);
-            final double[][] busy = BusyBuckets.of(lane, classes[l], kinds.labels.size(), t0, t1,
+            final double[][] busy = BusyBuckets.of(lane, classes[l], kinds.labels.size(), plot.t0, plot.t1,
                 UtilisationReport.UTIL_BUCKETS);
             final int top = row++ * (CHART_H + CHART_GAP);
             chartFrame(out, lane.name, top);
@@ -212,13 +248,13 @@ final class TraceView
             chartFrame(out, "workers (mean)", 0);
             band(out, "workers (mean)", "busy", BUSY_COLOUR, 0, zero, mean);
         }
-        timeAxis(out, rows * (CHART_H + CHART_GAP));
+        plot.timeAxis(out, rows * (CHART_H + CHART_GAP));
         out.append("</svg>\n");
     }
 
     private void chartFrame(final StringBuilder out, final String name, final int top)
     {
-        label(out, name, top + CHART_H / 2.0);
+        Plot.label(out, name, top + CHART_H / 2.0);
         out.append("<rect x=\"").append(LABEL_W).append("\" y=\"").append(top).append("\" width=\"").append(PLOT_W)
             .append("\" height=\"").append(CHART_H).append("\" fill=\"#fafafa\" stroke=\"#ddd\"/>\n")
             .append("<text x=\"").append(LABEL_W + PLOT_W + 4).append("\" y=\"").append(top + 9)
@@ -265,51 +301,5 @@ final class TraceView
             .append(what).append("\" fill=\"").append(colour).append("\" points=\"")
             .append(points.toString().trim()).append("\"><title>").append(Html.escape(lane)).append(' ').append(what)
             .append(": ").append(Html.fixed(100.0 * area / n, 1)).append(" % on average</title></polygon>\n");
-    }
-
-    private void openSvg(final StringBuilder out, final String cls, final int height)
-    {
-        final int width = LABEL_W + PLOT_W + RIGHT_W;
-        out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"").append(cls).append("\" width=\"")
-            .append(width).append("\" height=\"").append(height).append("\" viewBox=\"0 0 ").append(width).append(' ')
-            .append(height).append("\">\n");
-    }
-
-    private static void label(final StringBuilder out, final String text, final double middle)
-    {
-        out.append("<text x=\"").append(LABEL_W - 6).append("\" y=\"").append(Html.num(middle + 4))
-            .append("\" text-anchor=\"end\">").append(Html.escape(text)).append("</text>\n");
-    }
-
-    /** Ticks at 1, 2 or 5 times a power of ten, in ms or s since the first span. */
-    private void timeAxis(final StringBuilder out, final int top)
-    {
-        final double range = t1 - t0;
-        final double step = Ticks.niceStep(range / 8);
-        out.append("<line x1=\"").append(LABEL_W).append("\" y1=\"").append(top).append("\" x2=\"")
-            .append(LABEL_W + PLOT_W).append("\" y2=\"").append(top).append("\" stroke=\"#888\"/>\n");
-        for (double t = 0; t <= range * (1 + 1e-9); t += step)
-        {
-            final double x = x(t0 + t);
-            out.append("<line x1=\"").append(Html.num(x)).append("\" y1=\"").append(top).append("\" x2=\"")
-                .append(Html.num(x)).append("\" y2=\"").append(top + 4).append("\" stroke=\"#888\"/>")
-                .append("<text x=\"").append(Html.num(x)).append("\" y=\"").append(top + 16)
-                .append("\" text-anchor=\"middle\">").append(tickLabel(t, step)).append("</text>\n");
-        }
-        out.append("<text x=\"").append(LABEL_W + PLOT_W).append("\" y=\"").append(top + 29)
-            .append("\" text-anchor=\"end\">time since the first span</text>\n");
-    }
-
-    private static String tickLabel(final double micros, final double step)
-    {
-        if (step >= 1e5)
-        {
-            return Html.plain(Math.round(micros / 1e5) / 10.0) + " s";
-        }
-        if (step >= 100)
-        {
-            return Html.plain(Math.round(micros / 100) / 10.0) + " ms";
-        }
-        return Html.plain(Math.round(micros * 10) / 10.0) + " \u00b5s";
     }
 }

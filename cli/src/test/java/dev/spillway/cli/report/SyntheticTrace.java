@@ -7,7 +7,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.nio.file.Path;
 
-/** Writes a Chrome trace shaped like the engine's (Trace.java): thread_name metadata, then X spans per row. */
+/**
+ * Writes a Chrome trace shaped like the engine's (Trace.java): thread_name metadata, X spans per row, and C counter
+ * events.
+ */
 final class SyntheticTrace implements AutoCloseable
 {
     private final JsonGenerator g;
@@ -44,6 +47,24 @@ final class SyntheticTrace implements AutoCloseable
         g.writeNumberField("dur", dur);
         g.writeNumberField("pid", 1);
         g.writeNumberField("tid", tid);
+        g.writeEndObject();
+        return this;
+    }
+
+    /** A counter event: {@code series} are name, value pairs. */
+    SyntheticTrace counter(final String name, final double ts, final Object... series) throws IOException
+    {
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeStringField("ph", "C");
+        g.writeNumberField("ts", ts);
+        g.writeNumberField("pid", 1);
+        g.writeObjectFieldStart("args");
+        for (int i = 0; i < series.length; i += 2)
+        {
+            g.writeNumberField((String)series[i], ((Number)series[i + 1]).doubleValue());
+        }
+        g.writeEndObject();
         g.writeEndObject();
         return this;
     }

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class UtilisationReportTest
 {
     private static final Pattern BAR = Pattern.compile("M[\\d.]+ [\\d.]+h([\\d.]+)v([\\d.]+)h-[\\d.]+z");
-    private static final Map<String, String> SUMMARY = new LinkedHashMap<>(Map.of("kernel", "test <&>"));
+    private static final RunFacts SUMMARY = new RunFacts(Map.of("command", "spillway run"),
+        new LinkedHashMap<>(Map.of("kernel", "test <&>")), null, null);
 
     @TempDir
     Path dir;
@@ -82,6 +83,120 @@ class UtilisationReportTest
     }
 
     @Test
+    void drawsCountersPhasesCheckpointsAndTheBaseline() throws Exception
+    {
+        final Path trace = dir.resolve("counters.json");
+        final long mib = 1 << 20;
+        final long gib = 1L << 30;
+        try (SyntheticTrace t = new SyntheticTrace(trace))
+        {
+            t.row(0, "IO thread").span(0, "fetch a", "io", 250, 250);
+            t.row(1, "worker 0").span(1, "gemm 0", "task", 0, 100).span(1, "gemm 1", "task", 100, 400)
+                .span(1, "trsm 0", "task", 900, 100);
+            t.row(2, "phases").span(2, "generation", "phase", 0, 100).span(2, "compute", "phase", 100, 800)
+                .span(2, "verification", "phase", 900, 100);
+            t.row(3, "checkpoints").span(3, "checkpoint 1", "checkpoint", 300, 100)
+                .span(3, "checkpoint 2 abandoned", "checkpoint", 600, 50);
+            final long[] objects = {0, mib, 3 * mib, 2 * mib, 2 * mib};
+            final double[] read = {0, gib, 2 * gib, 0, 0};
+            for (int i = 0; i < objects.length; i++)
+            {
+                t.counter("DRAM", 250 * i, "objects", objects[i], "pinned", i == 0 ? 0 : mib / 2, "staging", 0);
+                t.counter("store bandwidth", 250 * i, "read", read[i], "write", i == 1 ? gib : 0);
+            }
+            t.counter("DRAM budget", 0, "budget", 4 * mib).counter("DRAM budget", 1000, "budget", 4 * mib);
+            t.counter("cache", 1000, "hits", 1_234_500, "misses", 137_167);
+            t.counter("evictions", 1000, "clean", 5, "dirty", 7);
+            t.counter("background IO", 1000, "write-behinds", 3, "prefetches", 11);
+        }
+        final RunFacts.Comparison baseline = new RunFacts.Comparison(new RunFacts.Side("spillway", 2.5, 3 * gib, gib),
+            new RunFacts.Side("incore", 1.0, 0, 0), true);
+        final Path html = dir.resolve("counters.html");
+        UtilisationReport.write(html, trace, new RunFacts(Map.of("command", "spillway run"), Map.of(), baseline,
+            new RunFacts.DiskRates(3.0 * gib, 2.0 * gib, "bench.json")));
+        final HtmlDoc doc = HtmlDoc.parse(html);
+
+        assertEquals("50.0", busyCell(doc, "worker 0"), "busy over the compute phase, not over the whole trace");
+        assertTrue(doc.one("//table[@class='totals']/following-sibling::p[1]").getTextContent()
+            .contains("the compute phase"));
+        assertEquals(3, doc.all("//g[@data-lane='phases']/rect[@class='mark']").size());
+        assertEquals(2, doc.all("//g[@data-lane='checkpoints']/rect[@class='mark']").size());
+        assertEquals(List.of("IO thread", "worker 0"),
+            doc.all("//g[@class='lane']").stream().map(e -> e.getAttribute("data-lane")).toList());
+
+        // the DRAM peak, 3.5 MiB, stands at 7/8 of the 4 MiB budget line.
+        final Element budget = doc.one("//line[@data-level='budget']");
+        final double base = HtmlDoc.attr(doc.all("//svg[@class='dram']/rect").get(0), "height");
+        final double peak = HtmlDoc.points(doc.one("//polygon[@data-series='objects']")).stream()
+            .mapToDouble(p -> p[1]).min().orElseThrow();
+        assertEquals(0.875, (base - peak) / (base - HtmlDoc.attr(budget, "y1")), 1e-3);
+        assertEquals(1, doc.all("//polygon[@data-series='pinned']").size());
+        assertEquals(0, doc.all("//polygon[@data-series='staging']").size(), "no staging, nothing drawn");
+
+        // mean read bandwidth 0.75 GiB/s is a quarter of the raw 3 GiB/s line, over the frame's width.
+        final Element frame = doc.all("//svg[@class='bandwidth']/rect").get(0);
+        final Element raw = doc.one("//line[@data-level='raw-read']");
+        final double readArea = HtmlDoc.area(doc.one("//polygon[@data-chart='bandwidth' and @data-series='read']"));
+        assertEquals(0.25, readArea / (HtmlDoc.attr(frame, "width") * (HtmlDoc.attr(frame, "height") -
+            HtmlDoc.attr(raw, "y1"))), 1e-3);
+        assertTrue(html.toFile().length() > 0 && Files.readString(html).contains("read 3 GiB/s and write 2 GiB/s"));
+
+        assertEquals("1,234,500", doc.one("//tr[@data-count='hits']/td[2]").getTextContent());
+        assertEquals("90.0 %", doc.one("//tr[@data-count='hit rate']/td[2]").getTextContent());
+        assertEquals("7", doc.one("//tr[@data-count='dirty evictions']/td[2]").getTextContent());
+        assertEquals("11", doc.one("//tr[@data-count='prefetches']/td[2]").getTextContent());
+
+        final List<String> rows = doc.all("//table[@class='baseline']//tr").stream()
+            .map(e -> e.getTextContent()).toList();
+        assertEquals(List.of("spillwayincorespillway / incore", "compute time2.50 s1.00 s2.50\u00d7",
+            "read from the store3 GiB0 B\u2014", "written to the store1 GiB0 B\u2014", "resultsbit-identical"), rows);
+        assertNoNonNumbers(Files.readString(html));
+
+        UtilisationReport.write(html, trace, new RunFacts(Map.of(), Map.of(), null, null));
+        assertTrue(Files.readString(html).contains("No raw-disk figure is known"));
+        assertEquals(0, HtmlDoc.parse(html).all("//line[@data-level='raw-read']").size());
+    }
+
+    /** Issue 18: a kind keeps its colour whichever kinds are busiest in a report. */
+    @Test
+    void aKindHasOneColourInEveryReport() throws Exception
+    {
+        final Map<String, String> first = spanColours("a.json", 100, 900);
+        final Map<String, String> second = spanColours("b.json", 900, 100);
+        assertEquals(first, second);
+        assertEquals(SpanKinds.colourOf("gemm"), first.get("gemm"));
+        assertTrue(!first.get("gemm").equals(first.get("potrf")), first.toString());
+    }
+
+    /** @return the colour of each kind on the page of a trace of a gemm and a potrf span. */
+    private Map<String, String> spanColours(final String name, final double gemm, final double potrf)
+        throws Exception
+    {
+        final Path trace = dir.resolve(name);
+        try (SyntheticTrace t = new SyntheticTrace(trace))
+        {
+            t.row(1, "worker 0").span(1, "gemm 1", "task", 0, gemm).span(1, "potrf 1", "task", gemm, potrf);
+        }
+        final Path html = dir.resolve(name + ".html");
+        UtilisationReport.write(html, trace, SUMMARY);
+        final Map<String, String> colours = new HashMap<>();
+        for (final Element span : HtmlDoc.parse(html).all("//rect[@class='span']"))
+        {
+            colours.put(SpanKinds.prefix(span.getTextContent()), span.getAttribute("fill"));
+        }
+        return colours;
+    }
+
+    /** Fails if the page shows a number Java could not format. */
+    static void assertNoNonNumbers(final String page)
+    {
+        for (final String bad : List.of("NaN", "Infinity"))
+        {
+            assertTrue(!page.contains(bad), "the page shows " + bad);
+        }
+    }
+
+    @Test
     void rendersARealEngineTrace() throws Exception
     {
         final int size = 64 << 10;
@@ -115,6 +230,7 @@ class UtilisationReportTest
         {
             final double busy = expected.busy.getOrDefault(lane, 0.0) / expected.range;
             assertEquals(100 * busy, Double.parseDouble(busyCell(doc, lane)), 0.05 + 1e-9, lane);
+            final double drawn = expected.busy.getOrDefault(lane, 0.0) / expected.plotRange;
             final int spans = expected.spans.getOrDefault(lane, 0);
             assertEquals(spans, Integer.parseInt(doc.one("//tr[@data-lane='" + lane + "']/td[2]").getTextContent()));
             if (!lane.equals("IO thread"))
@@ -122,7 +238,7 @@ class UtilisationReportTest
                 taskSpans += spans;
                 if (spans > 0)
                 {
-                    assertEquals(busy, chartMean(doc, lane, "busy"), 2e-3, lane);
+                    assertEquals(drawn, chartMean(doc, lane, "busy"), 2e-3, lane);
                 }
             }
         }
@@ -295,8 +411,11 @@ class UtilisationReportTest
         }
     }
 
-    /** Busy time and span count per lane, and the traced range, read straight from the JSON. */
-    private record Expected(Map<String, Double> busy, Map<String, Integer> spans, double range)
+    /**
+     * Busy time and span count per lane, the range of the spans and that of every event (the charts' time axis),
+     * read straight from the JSON.
+     */
+    private record Expected(Map<String, Double> busy, Map<String, Integer> spans, double range, double plotRange)
     {
         static Expected from(final Path trace) throws IOException
         {
@@ -313,8 +432,15 @@ class UtilisationReportTest
             final Map<String, Integer> spans = new HashMap<>();
             double first = Double.POSITIVE_INFINITY;
             double last = Double.NEGATIVE_INFINITY;
+            double start = Double.POSITIVE_INFINITY;
+            double end = Double.NEGATIVE_INFINITY;
             for (final JsonNode e : events)
             {
+                if (e.has("ts"))
+                {
+                    start = Math.min(start, e.get("ts").asDouble());
+                    end = Math.max(end, e.get("ts").asDouble() + e.path("dur").asDouble(0));
+                }
                 if (e.get("ph").asText().equals("X"))
                 {
                     final String lane = names.get(e.get("tid").asLong());
@@ -324,7 +450,7 @@ class UtilisationReportTest
                     last = Math.max(last, e.get("ts").asDouble() + e.get("dur").asDouble());
                 }
             }
-            return new Expected(busy, spans, last - first);
+            return new Expected(busy, spans, last - first, end - start);
         }
     }
 }

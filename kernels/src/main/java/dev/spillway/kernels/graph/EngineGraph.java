@@ -98,6 +98,13 @@ public final class EngineGraph implements TileGraph
         return spillway.stats();
     }
 
+    /** Marks the phase in this runtime's trace; see {@link Spillway#tracePhase}. */
+    @Override
+    public void phase(final String name)
+    {
+        spillway.tracePhase(name);
+    }
+
     @Override
     public void endCheckpoints()
     {

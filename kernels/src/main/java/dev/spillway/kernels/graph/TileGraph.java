@@ -42,6 +42,14 @@ public interface TileGraph extends AutoCloseable
     {
     }
 
+    /**
+     * Marks the start of phase {@code name} of a run (generation, compute, verification, checksum) in the graph's
+     * trace; it lasts until the next phase starts. Graphs without a trace ignore it.
+     */
+    default void phase(final String name)
+    {
+    }
+
     /** @return counters for progress output. */
     GraphProgress progress();
 

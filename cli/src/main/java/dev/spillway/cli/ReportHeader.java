@@ -1,0 +1,54 @@
+package dev.spillway.cli;
+
+import dev.spillway.kernels.blas.Blas;
+import dev.spillway.memory.ByteUnits;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The header of {@code run --report}'s page: command line, date, version, machine, BLAS and the DRAM cap. */
+final class ReportHeader
+{
+    private ReportHeader()
+    {
+    }
+
+    /**
+     * @param args the command's arguments, as given.
+     * @param blas the BLAS in use.
+     * @param cap  the DRAM budget, said as {@code run} says it (bytes and share of the data).
+     */
+    static Map<String, String> of(final List<String> args, final Blas.Choice blas, final String cap)
+        throws IOException
+    {
+        final Map<String, String> out = new LinkedHashMap<>();
+        out.put("command", "spillway " + String.join(" ", args.stream().map(ReportHeader::quoted).toList()));
+        out.put("date", ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx")));
+        out.put("version", "spillway " + SpillwayCli.Version.number() + ", JVM " + System.getProperty("java.version") +
+            " (" + System.getProperty("java.vm.name") + ")");
+        out.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + memory() + " memory, " +
+            System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        out.put("BLAS", blas.note());
+        out.put("DRAM cap", cap + "; " + (MemoryCgroup.insideLimitedCgroup() ? "inside a memory cgroup limited " +
+            "below the machine's RAM" : "not inside a limited memory cgroup"));
+        return out;
+    }
+
+    private static String memory()
+    {
+        final var os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ?
+            ByteUnits.format(sun.getTotalMemorySize()) : "unknown";
+    }
+
+    /** @return {@code arg} as a shell would need it: single-quoted when it holds anything but plain characters. */
+    static String quoted(final String arg)
+    {
+        return arg.matches("[\\w@%+=:,./-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'";
+    }
+}
