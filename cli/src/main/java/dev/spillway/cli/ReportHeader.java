@@ -5,6 +5,8 @@ import dev.spillway.memory.ByteUnits;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
@@ -39,8 +41,23 @@ final class ReportHeader
         return out;
     }
 
+    /** @return the machine's RAM ({@code /proc/meminfo}; inside a cgroup the JVM sees only the cgroup's limit). */
     private static String memory()
     {
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/meminfo")))
+            {
+                if (line.startsWith("MemTotal:"))
+                {
+                    return ByteUnits.format(Long.parseLong(line.replaceAll("\\D", "")) * 1024);
+                }
+            }
+        }
+        catch (final IOException | NumberFormatException e)
+        {
+            // not Linux: ask the JVM
+        }
         final var os = ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean sun ?
             ByteUnits.format(sun.getTotalMemorySize()) : "unknown";

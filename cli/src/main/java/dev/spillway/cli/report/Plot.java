@@ -8,7 +8,7 @@ final class Plot
 {
     static final int LABEL_W = 110;
     static final int PLOT_W = 1000;
-    static final int RIGHT_W = 80;
+    static final int RIGHT_W = 110;
     static final int AXIS_H = 34;
 
     final double t0;
