@@ -37,6 +37,19 @@ final class GraphRuns
         }
     }
 
+    /**
+     * As {@link #withProgress} on one rank of a job: it counts the rank's own tasks, its share of the kernel and its
+     * transfers, whose total is not known in advance.
+     */
+    static RunResult withRankProgress(final Kernel kernel, final TileGraph graph, final int rank,
+        final boolean verify)
+    {
+        try (Progress progress = Progress.start("rank " + rank + " " + kernel.name() + " compute", -1))
+        {
+            return KernelRunner.run(kernel, graph, verify, p -> progress.set(p.tasksDone(), traffic(p)));
+        }
+    }
+
     /** @return the kernel's run on files mapped by the OS in a temporary directory of {@code area}, then removed. */
     static RunResult mapped(final Kernel kernel, final SpillArea area, final int workers, final String label,
         final boolean verify) throws IOException

@@ -22,7 +22,7 @@ final class Progress implements AutoCloseable
             .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).continuousUpdate().build();
     }
 
-    /** Starts reporting {@code total} steps of {@code task}. */
+    /** Starts reporting {@code total} steps of {@code task}, or steps of an unknown total if it is negative. */
     static Progress start(final String task, final long total)
     {
         return new Progress(task, total);
@@ -57,7 +57,12 @@ final class Progress implements AutoCloseable
             return;
         }
         final long now = System.nanoTime();
-        if (now - lastLine >= 5_000_000_000L && done > 0 && done < total)
+        if (now - lastLine >= 5_000_000_000L && done > 0 && total < 0)
+        {
+            lastLine = now;
+            System.err.printf("spillway: %s %d tasks done, %s%n", task, done, message);
+        }
+        else if (now - lastLine >= 5_000_000_000L && done > 0 && done < total)
         {
             lastLine = now;
             final double elapsed = (now - started) / 1e9;

@@ -62,7 +62,7 @@ final class RankRun
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", RunCommand.CANCEL_MS, graph::cancel))
             {
                 checks.require(dramCheck.problem(graph::dramCharge));
-                result = GraphRuns.withProgress(summary.kernel(), graph, "rank " + transport.rank(), verify);
+                result = GraphRuns.withRankProgress(summary.kernel(), graph, transport.rank(), verify);
                 report = graph.checkpointReport();
                 figures = RankFigures.of(result, graph.rankStats(), report, protocol.figures(),
                     RunStats.of(graph.stats()));
