@@ -31,7 +31,8 @@ class CheckpointEngineTest
     @TempDir
     Path dir;
 
-    private static CheckpointPolicy everyTasks(final long n)
+    /** @return a policy that cuts every {@code n} finished tasks. */
+    static CheckpointPolicy everyTasks(final long n)
     {
         return new CheckpointPolicy()
         {

@@ -44,7 +44,7 @@ class TraceEventsTest
         final CheckpointReport checkpoints;
         final long pinnedCharge;
         try (Spillway sw = Spillway.builder().storeDir(dir.resolve("spill")).store(StoreKind.DIRECT)
-            .dramBudget(budget).workers(2).storeSizing(256, SIZE).checkpoints(store, new EveryTasks(30))
+            .dramBudget(budget).workers(2).storeSizing(256, SIZE).checkpoints(store, CheckpointEngineTest.everyTasks(30))
             .traceFile(file).build())
         {
             assertThrows(IllegalArgumentException.class, () -> sw.tracePhase(" "));
@@ -192,27 +192,6 @@ class TraceEventsTest
         List<JsonNode> spans(final String row)
         {
             return spansByRow.getOrDefault(row, List.of());
-        }
-    }
-
-    /** Cuts every {@code n} finished tasks. */
-    private record EveryTasks(long n) implements CheckpointPolicy
-    {
-        @Override
-        public boolean due(final long tasksSinceCut, final long nanosSinceCut)
-        {
-            return tasksSinceCut >= n;
-        }
-
-        @Override
-        public void committed(final CheckpointCost cost)
-        {
-        }
-
-        @Override
-        public String describe()
-        {
-            return "every " + n + " tasks";
         }
     }
 }
