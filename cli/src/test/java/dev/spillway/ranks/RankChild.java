@@ -31,6 +31,7 @@ final class RankChild
     private final String mainClass;
     private final List<String> args;
     private static final Pattern CRASHPOINT = Pattern.compile("CRASHPOINT (\\S+) (\\d+)");
+    private static final Pattern LAUNCHED = Pattern.compile("spillway launch: rank (\\d+) pid (\\d+) incarnation");
     private final List<String> prefix = new ArrayList<>();
     private final List<String> properties = new ArrayList<>();
     private final Map<String, String> env = new LinkedHashMap<>();
@@ -179,17 +180,39 @@ final class RankChild
      */
     Set<Long> killAtCrashPoints(final Duration limit) throws Exception
     {
+        return killAtCrashPoints(limit, Set.of());
+    }
+
+    /**
+     * As {@link #killAtCrashPoints(Duration)}, and at the first crash point also kills the processes {@code launch}
+     * last started for {@code alsoRanks} ({@code spillway launch: rank R pid P}): losses at the same moment.
+     */
+    Set<Long> killAtCrashPoints(final Duration limit, final Set<Integer> alsoRanks) throws Exception
+    {
         final Set<Long> killed = new LinkedHashSet<>();
         final long deadline = System.nanoTime() + limit.toNanos();
+        boolean companionsKilled = alsoRanks.isEmpty();
         while (alive())
         {
-            final Matcher m = CRASHPOINT.matcher(stdout() + stderr());
+            final String output = stdout() + stderr();
+            final Matcher m = CRASHPOINT.matcher(output);
             while (m.find())
             {
                 final long pid = Long.parseLong(m.group(2));
                 if (killed.add(pid))
                 {
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                }
+                if (!companionsKilled)
+                {
+                    companionsKilled = true;
+                    for (final long companion : lastPids(output, alsoRanks))
+                    {
+                        if (killed.add(companion))
+                        {
+                            ProcessHandle.of(companion).ifPresent(ProcessHandle::destroyForcibly);
+                        }
+                    }
                 }
             }
             if (System.nanoTime() > deadline)
@@ -200,6 +223,27 @@ final class RankChild
             Thread.sleep(20);
         }
         return killed;
+    }
+
+    /** @return the pid {@code launch} last reported starting for each of {@code ranks}. */
+    private static List<Long> lastPids(final String output, final Set<Integer> ranks)
+    {
+        final Map<Integer, Long> last = new LinkedHashMap<>();
+        final Matcher m = LAUNCHED.matcher(output);
+        while (m.find())
+        {
+            final int rank = Integer.parseInt(m.group(1));
+            if (ranks.contains(rank))
+            {
+                last.put(rank, Long.parseLong(m.group(2)));
+            }
+        }
+        if (!last.keySet().containsAll(ranks))
+        {
+            throw new AssertionError("launch has not said it started ranks " + ranks + " (only " + last.keySet() +
+                ")");
+        }
+        return List.copyOf(last.values());
     }
 
     String stdout() throws IOException
