@@ -1,5 +1,6 @@
 package dev.spillway;
 
+import dev.spillway.memory.ByteUnits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,8 +32,8 @@ class BadInputTest
             final Data c = sw.data("c", SIZE);
             final WorkingSetTooLargeException e = assertThrows(WorkingSetTooLargeException.class,
                 () -> sw.task("too big").write(a, b, c).submit(ctx -> { }));
-            assertTrue(e.getMessage().contains("'too big'") && e.getMessage().contains(String.valueOf(3 * SIZE)) &&
-                e.getMessage().contains(String.valueOf(2 * SIZE)), e.getMessage());
+            assertTrue(e.getMessage().contains("'too big'") && e.getMessage().contains(ByteUnits.format(3 * SIZE)) &&
+                e.getMessage().contains(ByteUnits.format(2 * SIZE)), e.getMessage());
         }
     }
 
