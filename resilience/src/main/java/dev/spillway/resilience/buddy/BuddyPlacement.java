@@ -2,12 +2,10 @@ package dev.spillway.resilience.buddy;
 
 import dev.spillway.resilience.model.FatalSets;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -37,7 +35,7 @@ public final class BuddyPlacement
     }
 
     /**
-     * Two ranks, each holding or being the other's copy.
+     * A rank and its buddy, losing both of which loses a checkpoint.
      *
      * @param rank  the lower rank.
      * @param buddy the higher rank.
@@ -85,7 +83,7 @@ public final class BuddyPlacement
         {
             while (queues.remaining() > 0)
             {
-                final int a = queues.take(null);
+                final int a = queues.take(queues.fullestExcept(null, null));
                 final String other = queues.fullestExcept(hostOfRank.get(a), null);
                 final int b = queues.take(other != null ? other : hostOfRank.get(a));
                 buddyOf[a] = b;
@@ -94,7 +92,7 @@ public final class BuddyPlacement
         }
         else
         {
-            final int first = queues.take(null);
+            final int first = queues.take(queues.fullestExcept(null, null));
             int previous = first;
             while (queues.remaining() > 0)
             {
@@ -132,12 +130,6 @@ public final class BuddyPlacement
         return hosts.get(rank);
     }
 
-    /** @return the distinct hosts, in order of their first rank. */
-    public List<String> hosts()
-    {
-        return List.copyOf(new LinkedHashSet<>(hosts));
-    }
-
     /** @return the fatal pairs: every rank with its buddy, once, by lower rank. */
     public List<Pair> pairs()
     {
@@ -150,13 +142,12 @@ public final class BuddyPlacement
                 pairs.add(new Pair(Math.min(r, b), Math.max(r, b)));
             }
         }
-        pairs.sort((x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank()) :
-            Integer.compare(x.buddy(), y.buddy()));
+        pairs.sort(Comparator.comparingInt(Pair::rank).thenComparingInt(Pair::buddy));
         return pairs;
     }
 
     /** @return hosts that hold a rank and its buddy, in the order of their lowest such rank. */
-    public Set<String> sharedHosts()
+    private Set<String> sharedHosts()
     {
         final Set<String> shared = new LinkedHashSet<>();
         for (final Pair p : pairs())
@@ -180,12 +171,6 @@ public final class BuddyPlacement
         return lines;
     }
 
-    /** @return the fatal sets at the rank level: every pair, none alone. */
-    public FatalSets rankFatalSets()
-    {
-        return new FatalSets(0, pairs().size());
-    }
-
     /**
      * @return the fatal sets at the host level: hosts that hold a rank and its buddy, and the distinct pairs of other
      *         hosts that hold one each.
@@ -204,54 +189,5 @@ public final class BuddyPlacement
             }
         }
         return new FatalSets(alone.size(), together.size());
-    }
-
-    /** The unplaced ranks of each host, lowest first, hosts in order of their first rank. */
-    private static final class HostQueues
-    {
-        private final Map<String, ArrayDeque<Integer>> byHost = new LinkedHashMap<>();
-        private int remaining;
-
-        HostQueues(final List<String> hostOfRank)
-        {
-            for (int r = 0; r < hostOfRank.size(); r++)
-            {
-                byHost.computeIfAbsent(hostOfRank.get(r), h -> new ArrayDeque<>()).add(r);
-            }
-            remaining = hostOfRank.size();
-        }
-
-        int remaining()
-        {
-            return remaining;
-        }
-
-        /**
-         * @return the host with the most unplaced ranks other than {@code except}, {@code preferred} or else the first
-         *         on ties; null if none.
-         */
-        String fullestExcept(final String except, final String preferred)
-        {
-            String best = null;
-            int most = 0;
-            for (final Map.Entry<String, ArrayDeque<Integer>> e : byHost.entrySet())
-            {
-                final int size = e.getValue().size();
-                if (!e.getKey().equals(except) && (size > most || size == most && size > 0 &&
-                    e.getKey().equals(preferred)))
-                {
-                    best = e.getKey();
-                    most = size;
-                }
-            }
-            return best;
-        }
-
-        /** @return the lowest unplaced rank of {@code host}, or of the fullest host when {@code host} is null. */
-        int take(final String host)
-        {
-            remaining--;
-            return byHost.get(host != null ? host : fullestExcept(null, null)).poll();
-        }
     }
 }
