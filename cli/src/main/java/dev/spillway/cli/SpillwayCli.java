@@ -23,10 +23,12 @@ import java.util.Properties;
         "  spillway run lu --n 8192 --dram 12.5%% --json lu.json",
         "  spillway launch -n 2 run lu --n 8192",
         "  spillway bench kernels --quick",
+        "  spillway plan --ranks 16 --hosts 4 --mtbf 2592000",
         "  spillway help run"},
     versionProvider = SpillwayCli.Version.class,
     description = "Spillway, an out-of-core dataflow task runtime for the JVM.",
-    subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {RunCommand.class, LaunchCommand.class, BenchCommand.class, PlanCommand.class,
+        CommandLine.HelpCommand.class})
 public final class SpillwayCli
 {
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print the stack trace of a failure.")

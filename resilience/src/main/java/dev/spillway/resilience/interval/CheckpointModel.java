@@ -81,6 +81,20 @@ public final class CheckpointModel
         return Math.sqrt(2 * delta * (mtbf + restart));
     }
 
+    /**
+     * Daly's higher-order optimum as seed 000 (§6.1) uses it: {@code sqrt(2δM)·[1 + ⅓·sqrt(δ/2M) + (δ/2M)/9] − δ}
+     * for {@code δ < 2M}, else M.
+     */
+    public static double dalyHigherOrder(final double delta, final double mtbf)
+    {
+        if (delta >= 2 * mtbf)
+        {
+            return mtbf;
+        }
+        final double ratio = delta / (2 * mtbf);
+        return young(delta, mtbf) * (1 + Math.sqrt(ratio) / 3 + ratio / 9) - delta;
+    }
+
     /** Young's optimum, Daly's with R = 0: {@code sqrt(2δM)}. */
     public static double young(final double delta, final double mtbf)
     {

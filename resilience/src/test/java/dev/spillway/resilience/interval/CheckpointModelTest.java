@@ -90,4 +90,21 @@ class CheckpointModelTest
         assertEquals(CheckpointModel.daly(0.5, 3600, 0), CheckpointModel.young(0.5, 3600), 1e-12);
         assertEquals(60, CheckpointModel.young(0.5, 3600), 1e-9);
     }
+
+    /** Seed 000 §6.1, the vectors of the seed-000 note §3.2 (and design §B.4), to 6 significant digits. */
+    @Test
+    void dalyHigherOrderGivesTheSeed000Vectors()
+    {
+        final double[][] deltaMtbfTau = {{10, 86_400, 1307.88}, {60, 3600, 617.876}, {1, 100, 13.4833},
+            {300, 100, 100}};
+        for (final double[] v : deltaMtbfTau)
+        {
+            final double tau = CheckpointModel.dalyHigherOrder(v[0], v[1]);
+            assertEquals(v[2], tau, v[2] * 5e-6, "δ " + v[0] + ", M " + v[1]);
+        }
+        assertEquals(1307.876, CheckpointModel.dalyHigherOrder(10, 86_400), 5e-4);
+        assertEquals(200, CheckpointModel.dalyHigherOrder(400, 200), "δ = 2M is past the formula: M");
+        assertTrue(CheckpointModel.dalyHigherOrder(10, 86_400) < CheckpointModel.young(10, 86_400),
+            "the correction is below Young's sqrt(2δM) = 1314.5 s");
+    }
 }

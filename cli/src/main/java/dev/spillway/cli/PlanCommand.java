@@ -1,0 +1,173 @@
+package dev.spillway.cli;
+
+import dev.spillway.resilience.buddy.BuddyPlacement;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code spillway plan}: where each rank's checkpoint copy would go (its buddy) and what that protects against,
+ * without running anything: the buddy placement, the catastrophic failures per day of seed 000's model over the
+ * hosts with this placement's fatal sets, and Daly's interval (issue 15).
+ */
+@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Plan buddy checkpoints for N ranks on H hosts: which rank keeps a copy of which rank's " +
+        "checkpoint, how often hosts failing together would lose a checkpoint with its copy, and the checkpoint " +
+        "interval. Ranks are dealt to the hosts in blocks (host0 gets the first ranks, as Slurm's default block " +
+        "distribution); buddies are put on different hosts when the hosts allow it, and the plan says when they " +
+        "do not.",
+        "Catastrophic failures per day: seed 000's eqs. 7-9 over the hosts, counting this placement's fatal sets " +
+            "(a host holding a rank and its buddy; two hosts holding one each), with hosts failing independently " +
+            "at the MTBF and failures within the interval plus one checkpoint of each other counted as concurrent. " +
+            "The Daly interval is seed 000's (§6.1), for the job's MTBF: the host MTBF / H.",
+        "The replication model's figures come with the replication issue; until then the plan says so."},
+    footer = {"", "Examples:",
+        "  spillway plan --ranks 16 --hosts 4 --mtbf 2592000",
+        "  spillway plan --ranks 5 --mtbf 86400 --checkpoint-cost 30 --json plan.json",
+        "  spillway plan --ranks 8 --hosts 8 --mtbf 2592000 --placement ring"})
+final class PlanCommand implements Callable<Integer>
+{
+    /** Up to this many ranks, every buddy is printed; beyond, the first ones (--json has all). */
+    static final int PRINTED_BUDDIES = 64;
+    private static final double DAYS_PER_YEAR = 365.25;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--ranks", paramLabel = "N", required = true, description = "Ranks, at least 2.")
+    private int ranks;
+
+    @Option(names = "--hosts", paramLabel = "H", defaultValue = "1",
+        description = "Hosts, 1 to N (default: ${DEFAULT-VALUE}, as `launch` starts them).")
+    private int hosts;
+
+    @Option(names = "--mtbf", paramLabel = "SECONDS", required = true,
+        description = "Mean time between failures of one host, in seconds.")
+    private double mtbf;
+
+    @Option(names = "--placement", paramLabel = "mutual|ring",
+        description = "Mutual pairs (a rank and its buddy keep each other's copy; N even) or a ring (each " +
+            "rank's copy at the next rank; twice the fatal pairs). Default: mutual for an even N, else ring.")
+    private BuddyPlacement.Kind placement;
+
+    @Option(names = "--checkpoint-cost", paramLabel = "SECONDS", defaultValue = "10",
+        description = "Time to take one checkpoint, δ in Daly's interval (default: ${DEFAULT-VALUE}, a few GiB " +
+            "per rank at NVMe or network speed).")
+    private double checkpointCost;
+
+    @Mixin
+    private JsonOutput json;
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final PlanFigures figures = PlanFigures.of(placement(), hosts, mtbf, checkpointCost);
+        print(figures, spec.commandLine().getOut());
+        json.write(figures);
+        return 0;
+    }
+
+    /** @return the placement the options ask for. */
+    private BuddyPlacement placement()
+    {
+        if (ranks < 2)
+        {
+            fail("--ranks must be at least 2 (a rank's buddy is another rank), got " + ranks);
+        }
+        if (hosts < 1 || hosts > ranks)
+        {
+            fail("--hosts must be between 1 and --ranks (" + ranks + "), got " + hosts);
+        }
+        if (!(mtbf > 0 && mtbf < Double.POSITIVE_INFINITY))
+        {
+            fail("--mtbf must be a positive number of seconds, got " + mtbf);
+        }
+        if (!(checkpointCost > 0 && checkpointCost < Double.POSITIVE_INFINITY))
+        {
+            fail("--checkpoint-cost must be a positive number of seconds, got " + checkpointCost);
+        }
+        final List<String> map = PlanFigures.blocks(ranks, hosts);
+        try
+        {
+            return placement == null ? BuddyPlacement.forHosts(map) : BuddyPlacement.of(placement, map);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ParameterException(spec.commandLine(), "--placement: " + e.getMessage());
+        }
+    }
+
+    private void fail(final String message)
+    {
+        throw new ParameterException(spec.commandLine(), message);
+    }
+
+    private static void print(final PlanFigures f, final PrintWriter out)
+    {
+        out.printf(Locale.ROOT, "%d ranks on %d host%s (dealt in blocks), host MTBF %s, checkpoint cost %s%n",
+            f.ranks(), f.hosts(), f.hosts() == 1 ? "" : "s", duration(f.hostMtbfS()), duration(f.checkpointCostS()));
+        final boolean mutual = f.placement().equals("mutual");
+        out.println(mutual ? "Buddies: mutual pairs, each keeps a copy of the other's checkpoint" :
+            "Buddies: a ring, each rank's checkpoint copied to the next rank");
+        int printed = 0;
+        for (final PlanFigures.Buddy b : f.buddies())
+        {
+            if (mutual && b.buddy() < b.rank())
+            {
+                continue;
+            }
+            if (printed++ == PRINTED_BUDDIES)
+            {
+                out.println("  … (--json lists every rank)");
+                break;
+            }
+            out.printf(Locale.ROOT, "  rank %d (%s) %s rank %d (%s)%n", b.rank(), b.host(), mutual ? "<->" : "->",
+                b.buddy(), b.buddyHost());
+        }
+        out.printf(Locale.ROOT, "Fatal sets: %d rank pairs; on hosts, %d host pair%s and %d host%s alone%n",
+            f.fatalRankPairs(), f.fatalHostPairs(), f.fatalHostPairs() == 1 ? "" : "s", f.hostsFatalAlone(),
+            f.hostsFatalAlone() == 1 ? "" : "s");
+        for (final String warning : f.warnings())
+        {
+            out.println("Warning: " + warning);
+        }
+        out.printf(Locale.ROOT, "Daly interval: %s (seed 000 §6.1, for the job's MTBF %s = host MTBF / %d host%s)%n",
+            duration(f.dalyIntervalS()), duration(f.jobMtbfS()), f.hosts(), f.hosts() == 1 ? "" : "s");
+        out.printf(Locale.ROOT, "Catastrophic failures: %.3g per day, one every %s (seed 000 eqs. 7-9 over %d " +
+            "host%s, %.3g host failures per day; failures within %s of each other count as concurrent)%n",
+            f.catastrophicFailuresPerDay(), every(f.catastrophicFailuresPerDay()), f.hosts(),
+            f.hosts() == 1 ? "" : "s", f.hostFailuresPerDay(), duration(f.concurrencyWindowS()));
+        out.println("Replication: " + f.replication());
+        out.flush();
+    }
+
+    /** @return seconds to 6 significant digits, with days beside them from a day on. */
+    private static String duration(final double seconds)
+    {
+        final String s = seconds == Math.rint(seconds) && seconds < 1e15 ?
+            String.format(Locale.ROOT, "%d s", (long)seconds) :
+            String.format(Locale.ROOT, "%.6g s", seconds).replaceAll("(\\.\\d*?)0+ s$", "$1 s").replace(". s", " s");
+        return seconds < 86_400 ? s : s + String.format(Locale.ROOT, " (%.3g days)", seconds / 86_400);
+    }
+
+    /** @return the mean time between events at {@code perDay}, in hours, days or years. */
+    private static String every(final double perDay)
+    {
+        final double days = 1 / perDay;
+        if (days < 1)
+        {
+            return String.format(Locale.ROOT, "%.3g hours", days * 24);
+        }
+        return days < DAYS_PER_YEAR ? String.format(Locale.ROOT, "%.3g days", days) :
+            String.format(Locale.ROOT, "%.3g years", days / DAYS_PER_YEAR);
+    }
+}
