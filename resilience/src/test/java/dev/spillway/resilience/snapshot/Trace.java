@@ -12,7 +12,8 @@ import java.util.TreeSet;
 /**
  * What happened in one simulated run, on one clock that ticks at every recorded event: data legs, gets, local
  * checkpoints and control messages. The simulator writes it from its own view of the network, never from the
- * protocol's state, so that {@link CutChecker} judges the protocol independently.
+ * protocol's state, so that {@link CutChecker} judges the protocol independently. The threaded stress run writes it
+ * from several threads: the recording methods are synchronized, and it is read after they have ended.
  */
 final class Trace
 {
@@ -85,32 +86,32 @@ final class Trace
         this.ranks = ranks;
     }
 
-    long tick()
+    synchronized long tick()
     {
         return clock++;
     }
 
-    Leg leg(final String what, final int source, final int target)
+    synchronized Leg leg(final String what, final int source, final int target)
     {
         final Leg leg = new Leg(what, source, target, tick());
         legs.add(leg);
         return leg;
     }
 
-    Get get(final int source, final int target)
+    synchronized Get get(final int source, final int target)
     {
         final Get get = new Get(source, target, tick());
         gets.add(get);
         return get;
     }
 
-    void checkpoint(final int rank, final int wave)
+    synchronized void checkpoint(final int rank, final int wave)
     {
         row(checkpoints, wave)[rank] = tick();
     }
 
     /** @return whether this is the first message {@code rank} sends in {@code wave}'s switch (a marker or a flush). */
-    boolean switching(final int rank, final int wave)
+    synchronized boolean switching(final int rank, final int wave)
     {
         final long[] at = row(switchedAt, wave);
         if (at[rank] != NEVER)
@@ -122,7 +123,7 @@ final class Trace
         return true;
     }
 
-    void sent(final ControlMessage message)
+    synchronized void sent(final ControlMessage message)
     {
         messages.computeIfAbsent(message.wave(), w -> new EnumMap<>(ControlMessage.Kind.class))
             .merge(message.kind(), 1, Integer::sum);
