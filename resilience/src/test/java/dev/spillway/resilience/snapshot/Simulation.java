@@ -69,11 +69,6 @@ final class Simulation
             return new Schedule(workload, protocol, seed, initiations, script, otherMutations, otherDefects);
         }
 
-        Schedule with(final SnapshotProtocol other)
-        {
-            return new Schedule(workload, other, seed, initiations, script, mutations, defects);
-        }
-
         @Override
         public String toString()
         {
@@ -297,8 +292,8 @@ final class Simulation
         {
             if (rank.pc < rank.program.size() || !rank.pending.isEmpty() || rank.agent.mode() != Mode.NORMAL)
             {
-                left.add("rank " + rank.id + " at op " + rank.pc + "/" + rank.program.size() + ", " + rank.pending.size()
-                    + " gets pending, " + rank.agent.mode() + " in wave " + rank.agent.wave());
+                left.add("rank " + rank.id + " at op " + rank.pc + "/" + rank.program.size() + ", "
+                    + rank.pending.size() + " gets pending, " + rank.agent.mode() + " in wave " + rank.agent.wave());
             }
         }
         if (!left.isEmpty())

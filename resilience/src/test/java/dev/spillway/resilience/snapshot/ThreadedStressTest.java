@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The default protocol on real threads over {@link InProcessFabric} (spec §C.4, stress): one thread per rank runs its
@@ -173,7 +172,8 @@ class ThreadedStressTest
                 app(program.get(pc));
                 return true;
             }
-            if (!finished && pc == program.size() && pending.isEmpty() && agent.wave() == WAVES && agent.mode() == Mode.NORMAL)
+            if (!finished && pc == program.size() && pending.isEmpty() && agent.wave() == WAVES
+                && agent.mode() == Mode.NORMAL)
             {
                 finished = true;
                 for (int q = 0; q < RANKS; q++)
@@ -242,7 +242,7 @@ class ThreadedStressTest
                         {
                             get.segments.add(leg);
                         }
-                        post(from, Type.GET_RESPONSE, ref, window[address + k], 0, register(leg));  // address: the get
+                        post(from, Type.GET_RESPONSE, ref, window[address + k], 0, register(leg));
                     }
                 }
                 case GET_RESPONSE ->
@@ -280,8 +280,10 @@ class ThreadedStressTest
             countersAt.add(Arrays.stream(window, Workload.CONSTANTS, Workload.CONSTANTS + Workload.COUNTERS).sum());
         }
 
-        /** {@code ref} is the trace's index of a write's leg or a request's get; a response carries its get in
-         * {@code address} and its leg in {@code ref}. */
+        /**
+         * Sends one message; {@code ref} is the trace's index of a write's leg or a request's get, and a response
+         * carries its get in {@code address} and its leg in {@code ref}.
+         */
         private void post(final int target, final Type type, final int address, final long value, final int length,
             final int ref)
         {
