@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -45,7 +46,7 @@ class CounterExampleTest
         final String hang = outcome.violations().stream().filter(v -> v.startsWith("ROLLBACK_HANG:")).findFirst()
             .orElseThrow(() -> new AssertionError("the rollback did not hang: " + outcome));
         assertTrue(hang.contains("quiescent") && hang.contains("rank 1 at op 1/1, 1 gets pending"), hang);
-        assertTrue(outcome.found("OUTPUT") == false, "the failure-free run itself is correct: " + outcome);
+        assertFalse(outcome.found("OUTPUT"), "the failure-free run itself is correct: " + outcome);
     }
 
     @ParameterizedTest
