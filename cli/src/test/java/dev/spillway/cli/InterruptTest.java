@@ -27,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(900)
 class InterruptTest
 {
-    /** Printed while the compute phase runs: "spillway: lu 427/1496 tasks (29%), ...". */
-    private static final String PROGRESS = "spillway: lu \\d+/\\d+ tasks";
+    /** Printed while the compute phase runs: "spillway: lu compute 427/1496 tasks (29%), ...". */
+    private static final String PROGRESS = "spillway: lu compute \\d+/\\d+ tasks";
 
     @TempDir
     Path work;

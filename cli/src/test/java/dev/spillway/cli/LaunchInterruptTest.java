@@ -35,8 +35,8 @@ class LaunchInterruptTest
         List<ProcessHandle> ranks = List.of();
         try
         {
-            launch.awaitLine("^\\[rank 0\\] spillway: rank 0 lu \\d+/\\d+ tasks");
-            launch.awaitLine("^\\[rank 1\\] spillway: rank 1 lu \\d+/\\d+ tasks");
+            launch.awaitLine("^\\[rank 0\\] spillway: rank 0 lu compute \\d+ tasks done");
+            launch.awaitLine("^\\[rank 1\\] spillway: rank 1 lu compute \\d+ tasks done");
             ranks = launch.handle().children().toList();
             assertEquals(2, ranks.size(), "the launcher's children: " + ranks);
             launch.signal("TERM");
