@@ -457,11 +457,21 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             ", the same cut on every rank";
     }
 
-    /** Rank 0, executor: {@code rank} committed its cut at {@code index}. */
+    /**
+     * Rank 0, executor: {@code rank} committed its cut at {@code index}. A notice from a rank already lost is dropped:
+     * it was sent before the loss but arrived after, and the recovery already restores that rank from the global
+     * cut it knew; recording this one would let the survivors collect that cut before the relaunch restores it.
+     */
     private void onCommitted(final int rank, final long index)
     {
         if (index <= globallyCommitted)
         {
+            return;
+        }
+        if (rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null)
+        {
+            LOG.log(DEBUG, "spillway: rank 0 ignores rank " + rank + "'s commit of the cut at global index " + index +
+                ", which arrived after its loss");
             return;
         }
         final BitSet ranks = commits.computeIfAbsent(index, i -> new BitSet());
