@@ -29,17 +29,14 @@ import java.util.Locale;
  * @param concurrencyWindowS         the interval plus δ: failures this close count as concurrent.
  * @param hostFailuresPerDay         {@code 86400·H / hostMtbfS}.
  * @param catastrophicFailuresPerDay eq. 7 over the host level with this placement's fatal sets.
- * @param replication                the replication model's outputs: not there yet, and says so.
+ * @param replication                replicas at the chosen degree and seed 004's model.
+ * @param acr                        ACR's model for two replicas.
  */
 record PlanFigures(int ranks, int hosts, String placement, List<Buddy> buddies, int fatalRankPairs,
     long fatalHostPairs, long hostsFatalAlone, List<String> warnings, double hostMtbfS, double jobMtbfS,
     double checkpointCostS, double dalyIntervalS, double concurrencyWindowS, double hostFailuresPerDay,
-    double catastrophicFailuresPerDay, String replication)
+    double catastrophicFailuresPerDay, ReplicationFigures replication, AcrFigures acr)
 {
-    /** Until the replication issue brings its model (design part D). */
-    static final String REPLICATION_NOTE = "not modelled yet: the replication issue (design part D, seed 004's " +
-        "1x to 3x spheres) adds its figures here";
-
     /**
      * A rank and where its checkpoint's copy is.
      *
@@ -68,7 +65,7 @@ record PlanFigures(int ranks, int hosts, String placement, List<Buddy> buddies, 
 
     /** @return the figures for {@code placement} on {@code hosts} hosts of the given MTBF and checkpoint cost. */
     static PlanFigures of(final BuddyPlacement placement, final int hosts, final double hostMtbfS,
-        final double checkpointCostS)
+        final double checkpointCostS, final ReplicationFigures replication, final AcrFigures acr)
     {
         final double jobMtbf = hostMtbfS / hosts;
         final double daly = CheckpointModel.dalyHigherOrder(checkpointCostS, jobMtbf);
@@ -85,6 +82,6 @@ record PlanFigures(int ranks, int hosts, String placement, List<Buddy> buddies, 
         }
         return new PlanFigures(placement.ranks(), hosts, placement.kind().name().toLowerCase(Locale.ROOT),
             buddies, placement.pairs().size(), fatal.pairs(), fatal.singles(), placement.warnings(), hostMtbfS,
-            jobMtbf, checkpointCostS, daly, window, failures.perDay(), catastrophic, REPLICATION_NOTE);
+            jobMtbf, checkpointCostS, daly, window, failures.perDay(), catastrophic, replication, acr);
     }
 }

@@ -1,5 +1,6 @@
 package dev.spillway.resilience.buddy;
 
+import dev.spillway.resilience.hosts.HostQueues;
 import dev.spillway.resilience.model.FatalSets;
 
 import java.util.ArrayList;
