@@ -16,11 +16,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.BitSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.WARNING;
@@ -71,6 +73,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private ScheduledExecutorService executor;
     /** Rank 0, on the executor: which ranks committed each index not yet global (a rank that rolled back may again). */
     private final TreeMap<Long, BitSet> commits = new TreeMap<>();
+    /** Rank 0: whether a recovery holds the global record still. */
+    private volatile BooleanSupplier recordingHeld = () -> false;
     private GlobalCommitRecord record;
     private CutMessages messages;
     private CutAgreement agreement;
@@ -458,9 +462,31 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     }
 
     /**
-     * Rank 0, executor: {@code rank} committed its cut at {@code index}. A notice from a rank already lost is dropped:
-     * it was sent before the loss but arrived after, and the recovery already restores that rank from the global
-     * cut it knew; recording this one would let the survivors collect that cut before the relaunch restores it.
+     * Rank 0: while {@code held} says so (a recovery is under way), the global record stands still and commit notices
+     * are dropped. A lost rank restores the global cut of the session's start, and the recovery line sends ranks back
+     * to cuts at or above it: recording a newer one meanwhile would let the survivors collect what they restore.
+     */
+    void holdRecordingWhile(final BooleanSupplier held)
+    {
+        recordingHeld = held;
+    }
+
+    /** Rank 0: forgets the commits of {@code ranks}, which a recovery line sends back: they commit those cuts again. */
+    void forgetCommitsOf(final Set<Integer> ranks)
+    {
+        try
+        {
+            executor.execute(() -> commits.values().forEach(committed -> ranks.forEach(committed::clear)));
+        }
+        catch (final RejectedExecutionException closed)
+        {
+            LOG.log(DEBUG, "spillway: the commits of ranks " + ranks + " are forgotten by a closed rank 0");
+        }
+    }
+
+    /**
+     * Rank 0, executor: {@code rank} committed its cut at {@code index}. Dropped during a recovery (see
+     * {@link #holdRecordingWhile}), and from a lost rank: sent before the loss, it arrived after.
      */
     private void onCommitted(final int rank, final long index)
     {
@@ -468,10 +494,10 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             return;
         }
-        if (rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null)
+        if (recordingHeld.getAsBoolean() || rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null)
         {
-            LOG.log(DEBUG, "spillway: rank 0 ignores rank " + rank + "'s commit of the cut at global index " + index +
-                ", which arrived after its loss");
+            LOG.log(DEBUG, "spillway: rank 0 drops rank " + rank + "'s commit of the cut at global index " + index +
+                ": a recovery is under way");
             return;
         }
         final BitSet ranks = commits.computeIfAbsent(index, i -> new BitSet());

@@ -65,6 +65,8 @@ final class RecoverySessions implements PeerListener
     private final TreeSet<Integer> participants = new TreeSet<>();
     /** Ranks a line sent back, until their next incarnation rejoins: the incarnation that stops and the cut. */
     private final Map<Integer, long[]> rollingBack = new HashMap<>();
+    /** Rank 0: a session is open or a rank it sent back has not rejoined yet. */
+    private volatile boolean holding;
     private final List<RecoveryOutcome> outcomes = new ArrayList<>();
     /**
      * Per rank, the newest incarnation whose loss (or roll-back) a line this rank applied covered. Rank 0 sends it to
@@ -112,6 +114,7 @@ final class RecoverySessions implements PeerListener
                 }
             }
             transport.addPeerListener(this);
+            checkpoints.holdRecordingWhile(this::recovering);
             coordinator.execute(this::openIfLost);
         }
         else
@@ -158,6 +161,7 @@ final class RecoverySessions implements PeerListener
                 if (back != null && event.incarnation() > back[0])
                 {
                     rollingBack.remove(event.rank());
+                    updateHolding();
                 }
                 final ByteBuffer b = ByteBuffer.allocate(12 + 4 * covered.length).putInt(COVER).putLong(session);
                 synchronized (covered)
@@ -177,6 +181,32 @@ final class RecoverySessions implements PeerListener
             }
             openSession();
         });
+    }
+
+    /**
+     * Rank 0, any thread: whether a recovery is under way, from a loss until every rank it sends back has rejoined.
+     * The global record stands still meanwhile ({@link GlobalCheckpoints#holdRecordingWhile}).
+     */
+    private boolean recovering()
+    {
+        if (holding)
+        {
+            return true;
+        }
+        for (int r = 0; r < transport.size(); r++)
+        {
+            if (r != rank && transport.lostReason(r) != null)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Rank 0, coordinator thread: after {@code open} or {@code rollingBack} changed. */
+    private void updateHolding()
+    {
+        holding = open || !rollingBack.isEmpty();
     }
 
     /** Rank 0 at its start: a rank lost before it listened. */
@@ -201,6 +231,7 @@ final class RecoverySessions implements PeerListener
         }
         session++;
         open = true;
+        updateHolding();
         openedNanos = System.nanoTime();
         restoring.clear();
         reports.clear();
@@ -274,6 +305,7 @@ final class RecoverySessions implements PeerListener
             return;
         }
         open = false;
+        updateHolding();
         final long[] line;
         try
         {
@@ -296,6 +328,8 @@ final class RecoverySessions implements PeerListener
                 }
             }
         }
+        updateHolding();
+        checkpoints.forgetCommitsOf(back.keySet());
         final double seconds = (System.nanoTime() - openedNanos) / 1e9;
         synchronized (this)
         {
