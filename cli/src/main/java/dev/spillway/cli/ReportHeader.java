@@ -7,10 +7,9 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZonedDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /** The header of {@code run --report}'s page: command line, date, version, machine, BLAS and the DRAM cap. */
@@ -21,17 +20,17 @@ final class ReportHeader
     }
 
     /**
-     * @param args the command's arguments, as given.
-     * @param blas the BLAS in use.
-     * @param cap  the DRAM budget, said as {@code run} says it (bytes and share of the data).
+     * @param invocation the command line, its start and the version, as {@code --json} gives them.
+     * @param blas       the BLAS in use.
+     * @param cap        the DRAM budget, said as {@code run} says it (bytes and share of the data).
      */
-    static Map<String, String> of(final List<String> args, final Blas.Choice blas, final String cap)
-        throws IOException
+    static Map<String, String> of(final Invocation invocation, final Blas.Choice blas, final String cap)
     {
         final Map<String, String> out = new LinkedHashMap<>();
-        out.put("command", "spillway " + String.join(" ", args.stream().map(ReportHeader::quoted).toList()));
-        out.put("date", ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx")));
-        out.put("version", "spillway " + SpillwayCli.Version.number() + ", JVM " + System.getProperty("java.version") +
+        out.put("command", String.join(" ", invocation.command().stream().map(ReportHeader::quoted).toList()));
+        out.put("date", invocation.startedAt().atZone(ZoneId.systemDefault())
+            .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx")));
+        out.put("version", "spillway " + invocation.version() + ", JVM " + System.getProperty("java.version") +
             " (" + System.getProperty("java.vm.name") + ")");
         out.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + memory() + " memory, " +
             System.getProperty("os.name") + " " + System.getProperty("os.arch"));

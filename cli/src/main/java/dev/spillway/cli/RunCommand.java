@@ -375,9 +375,8 @@ final class RunCommand implements Callable<Integer>
         if (report != null)
         {
             final String cap = ByteUnits.format(budget) + " (" + percent(budget, kernel.dataBytes()) + ")";
-            UtilisationReport.write(report, traceFile, new RunFacts(ReportHeader.of(
-                spec.commandLine().getParseResult().originalArgs(), blas, cap), summary.reportLines(result, restored),
-                baselineResult == null ? null : summary.comparison(result, baselineResult), raw));
+            UtilisationReport.write(report, traceFile, new RunFacts(ReportHeader.of(invocation, blas, cap),
+                summary.reportLines(result, restored), baselineResult == null ? null : summary.comparison(result, baselineResult), raw));
             spec.commandLine().getErr().println("spillway: report written to " + report);
         }
         if (traceFile != null)

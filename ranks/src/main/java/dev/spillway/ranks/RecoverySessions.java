@@ -305,7 +305,6 @@ final class RecoverySessions implements PeerListener
             return;
         }
         open = false;
-        updateHolding();
         final long[] line;
         try
         {
