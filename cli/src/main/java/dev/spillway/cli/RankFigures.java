@@ -91,6 +91,8 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
             p2f.put("dependencies", all.stream().mapToLong(f -> f.p2f.dependencies()).sum());
             p2f.put("commits_waiting_for_acks", all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum());
             p2f.put("replayed", all.stream().mapToLong(f -> f.p2f.replayed()).sum());
+            p2f.put("replayed_from_logs", all.stream().mapToLong(f -> f.p2f.replayedFromLogs()).sum());
+            p2f.put("replayed_from_non_ack", all.stream().mapToLong(f -> f.p2f.replayedFromNonAck()).sum());
             p2f.put("suppressed", all.stream().mapToLong(f -> f.p2f.suppressed()).sum());
             out.put("p2f", p2f);
         }
@@ -123,12 +125,14 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
                 "generation(s) waited for acks before committing%n", logged, stamped, 100.0 * logged / stamped,
                 ByteUnits.format(all.stream().mapToLong(f -> f.p2f.loggedBytes()).sum()),
                 all.stream().mapToLong(f -> f.p2f.gatedCommits()).sum()));
-            final long replayed = all.stream().mapToLong(f -> f.p2f.replayed()).sum();
+            final long fromLogs = all.stream().mapToLong(f -> f.p2f.replayedFromLogs()).sum();
+            final long fromNonAck = all.stream().mapToLong(f -> f.p2f.replayedFromNonAck()).sum();
             final long suppressed = all.stream().mapToLong(f -> f.p2f.suppressed()).sum();
-            if (replayed + suppressed > 0)
+            if (fromLogs + fromNonAck + suppressed > 0)
             {
                 s.append(String.format("  after ranks started again: %d transfer(s) sent again from their logs, %d " +
-                    "re-executed send(s) skipped (their targets held them)%n", replayed, suppressed));
+                    "unacknowledged ones sent again, %d re-executed send(s) skipped (their targets held them)%n",
+                    fromLogs, fromNonAck, suppressed));
             }
         }
         return s.toString();

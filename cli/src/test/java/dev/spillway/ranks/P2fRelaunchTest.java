@@ -90,6 +90,11 @@ class P2fRelaunchTest
         assertEquals("[0]", session.get("runs_on").toString(), session.toString());
         assertTrue(launch.output.contains("recovery session 1: the recovery line rolls back rank 1 to the cut at " +
             "global index"), launch.output);
+        // Rank 0, in the lowest cluster, logged what it sent above it: the ranks sent back need some of it again.
+        final JsonNode p2f = launch.json.get("p2f");
+        assertTrue(p2f.get("replayed_from_logs").asLong() > 0, p2f.toString());
+        assertTrue(launch.json.get("per_rank").get(0).get("p2f").get("replayed_from_logs").asLong() > 0,
+            launch.json.get("per_rank").toString());
     }
 
     /**

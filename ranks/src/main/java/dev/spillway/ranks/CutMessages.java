@@ -99,12 +99,26 @@ final class CutMessages
     /** Handles every message with {@code tag} from {@code source} on the executor, in order, until stopped. */
     void listen(final int source, final int tag, final LongConsumer handler)
     {
+        listen(source, tag, (incarnation, value) -> handler.accept(value));
+    }
+
+    /** As {@link #listen(int, int, LongConsumer)}, telling the handler the sender's incarnation too. */
+    void listen(final int source, final int tag, final StampedHandler handler)
+    {
         // One buffer per listener: its messages are received one at a time, and only their headers are read.
         StandingReceive.start(transport, sessions, source, tag, ByteBuffer.allocateDirect(WORD), stopped, executor,
             (m, buffer) ->
             {
-                guarded("handling message " + tag + " from rank " + source, () -> handler.accept(m.header().seq()));
+                guarded("handling message " + tag + " from rank " + source,
+                    () -> handler.accept(m.header().incarnation(), m.header().seq()));
                 return true;
             });
+    }
+
+    /** A message's value and the incarnation of the rank that sent it. */
+    @FunctionalInterface
+    interface StampedHandler
+    {
+        void accept(int incarnation, long value);
     }
 }

@@ -14,10 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.BitSet;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -71,8 +68,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private Transport transport;
     private DistributedSpillway runtime;
     private ScheduledExecutorService executor;
-    /** Rank 0, on the executor: which ranks committed each index not yet global (a rank that rolled back may again). */
-    private final TreeMap<Long, BitSet> commits = new TreeMap<>();
+    /** Rank 0, on the executor: which ranks committed each index not yet global; null elsewhere. */
+    private CommitLedger commits;
     /** Rank 0: whether a recovery holds the global record still. */
     private volatile BooleanSupplier recordingHeld = () -> false;
     private GlobalCommitRecord record;
@@ -265,12 +262,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         if (transport.rank() == coordinator)
         {
             record = new GlobalCommitRecord(root.resolve(RECORD));
+            commits = new CommitLedger(transport.size());
             agreement = timing == null ? null : new CutAgreement(timing, messages, runtime, () -> globallyCommitted,
                 restoredIndex);
             for (int r = 1; r < transport.size(); r++)
             {
                 final int rank = r;
-                messages.listen(r, CutMessages.COMMITTED_TAG, index -> onCommitted(rank, index));
+                messages.listen(r, CutMessages.COMMITTED_TAG,
+                    (CutMessages.StampedHandler) (incarnation, index) -> onCommitted(rank, incarnation, index));
                 if (agreement != null)
                 {
                     messages.listen(r, CutMessages.COUNT_TAG, agreement::onCount);
@@ -431,7 +430,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             // never takes stopLock, which the executor holds while it syncs the record.
             try
             {
-                executor.execute(() -> onCommitted(DistributedSpillway.ROOT, cut.globalIndex()));
+                executor.execute(() -> onCommitted(DistributedSpillway.ROOT, transport.incarnation(), cut.globalIndex()));
             }
             catch (final RejectedExecutionException closed)
             {
@@ -462,51 +461,72 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     }
 
     /**
-     * Rank 0: while {@code held} says so (a recovery is under way), the global record stands still and commit notices
-     * are dropped. A lost rank restores the global cut of the session's start, and the recovery line sends ranks back
-     * to cuts at or above it: recording a newer one meanwhile would let the survivors collect what they restore.
+     * Rank 0: while {@code held} says so (a recovery is under way), the global record stands still; commit notices
+     * are kept. A lost rank restores the global cut of the session's start, and the recovery line sends ranks back
+     * to cuts at or above it: recording a newer one meanwhile would let the survivors collect what they restore. The
+     * recovery calls {@link #recordingMayResume} when the hold may have ended.
      */
     void holdRecordingWhile(final BooleanSupplier held)
     {
         recordingHeld = held;
     }
 
-    /** Rank 0: forgets the commits of {@code ranks}, which a recovery line sends back: they commit those cuts again. */
-    void forgetCommitsOf(final Set<Integer> ranks)
+    /** Rank 0, any thread: records the newest cut every rank committed meanwhile, unless still held. */
+    void recordingMayResume()
     {
-        try
-        {
-            executor.execute(() -> commits.values().forEach(committed -> ranks.forEach(committed::clear)));
-        }
-        catch (final RejectedExecutionException closed)
-        {
-            LOG.log(DEBUG, "spillway: the commits of ranks " + ranks + " are forgotten by a closed rank 0");
-        }
+        onExecutor("the record resumed", this::recordNewestComplete);
     }
 
     /**
-     * Rank 0, executor: {@code rank} committed its cut at {@code index}. Dropped during a recovery (see
-     * {@link #holdRecordingWhile}), and from a lost rank: sent before the loss, it arrived after.
+     * Rank 0: a recovery line sends {@code rank} back to the cut at {@code index}, so the commits of its incarnations
+     * up to {@code incarnation} above that cut no longer count; its next incarnation commits those cuts again.
      */
-    private void onCommitted(final int rank, final long index)
+    void sentBack(final int rank, final int incarnation, final long index)
+    {
+        onExecutor("rank " + rank + " sent back", () -> commits.sentBack(rank, incarnation, index));
+    }
+
+    private void onExecutor(final String what, final Runnable step)
+    {
+        try
+        {
+            executor.execute(step);
+        }
+        catch (final RejectedExecutionException closed)
+        {
+            LOG.log(DEBUG, "spillway: rank 0 closed before it handled: " + what);
+        }
+    }
+
+    /** Rank 0, executor: {@code rank}, in {@code incarnation}, committed its cut at {@code index}. */
+    private void onCommitted(final int rank, final int incarnation, final long index)
     {
         if (index <= globallyCommitted)
         {
             return;
         }
-        if (recordingHeld.getAsBoolean() || rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null)
+        if (rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null ||
+            !commits.committed(rank, incarnation, index))
         {
-            LOG.log(DEBUG, "spillway: rank 0 drops rank " + rank + "'s commit of the cut at global index " + index +
-                ": a recovery is under way");
+            LOG.log(DEBUG, "spillway: rank 0 ignores the commit of the cut at global index " + index + " by rank " +
+                rank + "'s incarnation " + incarnation + ", lost or sent back by a recovery");
             return;
         }
-        final BitSet ranks = commits.computeIfAbsent(index, i -> new BitSet());
-        ranks.set(rank);
-        if (ranks.cardinality() < transport.size())
+        recordNewestComplete();
+    }
+
+    /** Rank 0, executor: records the newest cut every rank committed, unless a recovery holds the record. */
+    private void recordNewestComplete()
+    {
+        if (recordingHeld.getAsBoolean())
         {
             return;
         }
-        commits.headMap(index, true).clear();
+        final long index = commits.takeNewestComplete();
+        if (index <= globallyCommitted)
+        {
+            return;
+        }
         // Not after finish() removed the record of a completed job, nor interrupted by close().
         synchronized (stopLock)
         {

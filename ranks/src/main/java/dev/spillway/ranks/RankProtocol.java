@@ -269,13 +269,20 @@ public interface RankProtocol
      * @param loggedBytes   their bytes.
      * @param dependencies  its sends acknowledged in their own epoch: recorded as dependencies.
      * @param gatedCommits  checkpoint generations whose commit waited for acks.
-     * @param replayed      transfers it sent again to ranks that started again.
+     * @param replayedFromLogs   logged transfers it sent again to ranks that started again.
+     * @param replayedFromNonAck transfers it sent again that those ranks had not acknowledged.
      * @param suppressed    re-executed sends it skipped because their target held them.
      */
     record Figures(long sent, long received, long logged, long loggedBytes, long dependencies, long gatedCommits,
-        long replayed, long suppressed)
+        long replayedFromLogs, long replayedFromNonAck, long suppressed)
     {
         /** No protocol. */
-        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0);
+        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+        /** @return transfers it sent again, from its logs and unacknowledged. */
+        public long replayed()
+        {
+            return replayedFromLogs + replayedFromNonAck;
+        }
     }
 }

@@ -61,6 +61,8 @@ final class RecoverySessions implements PeerListener
     private boolean open;
     private long openedNanos;
     private final Map<Integer, Long> restoring = new TreeMap<>();
+    /** The incarnation each restoring rank had when the session opened: the one lost. */
+    private final Map<Integer, Integer> lostIncarnations = new HashMap<>();
     private final Map<Integer, byte[]> reports = new HashMap<>();
     private final TreeSet<Integer> participants = new TreeSet<>();
     /** Ranks a line sent back, until their next incarnation rejoins: the incarnation that stops and the cut. */
@@ -163,6 +165,7 @@ final class RecoverySessions implements PeerListener
                     rollingBack.remove(event.rank());
                     updateHolding();
                 }
+                checkpoints.recordingMayResume();
                 final ByteBuffer b = ByteBuffer.allocate(12 + 4 * covered.length).putInt(COVER).putLong(session);
                 synchronized (covered)
                 {
@@ -207,6 +210,10 @@ final class RecoverySessions implements PeerListener
     private void updateHolding()
     {
         holding = open || !rollingBack.isEmpty();
+        if (!holding)
+        {
+            checkpoints.recordingMayResume();
+        }
     }
 
     /** Rank 0 at its start: a rank lost before it listened. */
@@ -234,6 +241,7 @@ final class RecoverySessions implements PeerListener
         updateHolding();
         openedNanos = System.nanoTime();
         restoring.clear();
+        lostIncarnations.clear();
         reports.clear();
         participants.clear();
         final long newestGlobal = checkpoints.globallyCommitted();
@@ -247,6 +255,7 @@ final class RecoverySessions implements PeerListener
             else if (r != rank && transport.lostReason(r) != null)
             {
                 restoring.put(r, newestGlobal);
+                lostIncarnations.put(r, transport.incarnation(r));
             }
             else if (r != rank)
             {
@@ -327,8 +336,9 @@ final class RecoverySessions implements PeerListener
                 }
             }
         }
+        back.forEach((r, cut) -> checkpoints.sentBack(r, rollingBack.containsKey(r) ? (int) rollingBack.get(r)[0] :
+            lostIncarnations.getOrDefault(r, transport.incarnation(r)), cut));
         updateHolding();
-        checkpoints.forgetCommitsOf(back.keySet());
         final double seconds = (System.nanoTime() - openedNanos) / 1e9;
         synchronized (this)
         {

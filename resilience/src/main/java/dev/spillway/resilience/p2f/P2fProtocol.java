@@ -51,7 +51,8 @@ public final class P2fProtocol implements RankProtocol
     private long loggedBytes;
     private long dependencies;
     private long gatedCommits;
-    private long replayed;
+    private long replayedFromLogs;
+    private long replayedFromNonAck;
     private long suppressedSends;
     private boolean resumed;
     /** The epochs this rank's restorable generations open, its initial epoch (a restart from the start) included. */
@@ -377,8 +378,15 @@ public final class P2fProtocol implements RankProtocol
             }
             replays.add(new Replay(new Stamp(r.ssn(), r.epoch(), r.phase()), r.payload().tag(),
                 r.payload().version(), r.payload().logTag()));
+            if (r.from() == dev.spillway.resilience.p2f.Replay.From.NON_ACK)
+            {
+                replayedFromNonAck++;
+            }
+            else
+            {
+                replayedFromLogs++;
+            }
         }
-        replayed += replays.size();
         resent.get(peer).clear();
         replays.forEach(r -> resent.get(peer).add(r.stamp().ssn()));
         return replays;
@@ -421,8 +429,8 @@ public final class P2fProtocol implements RankProtocol
     @Override
     public synchronized Figures figures()
     {
-        return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits, replayed,
-            suppressedSends);
+        return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits,
+            replayedFromLogs, replayedFromNonAck, suppressedSends);
     }
 
     /** @return the protocol's current state, for tests. */
