@@ -21,6 +21,8 @@ import java.util.Map;
  * One rank's figures of a distributed run, gathered on every rank after it.
  *
  * @param rank          the rank.
+ * @param incarnation   the incarnation that finished the job (0: it never started again).
+ * @param restoredIndex the global cut that incarnation resumed from, or -1 when it started from the beginning.
  * @param timeS         its compute phase (between two job-wide barriers, so equal up to the barrier's skew).
  * @param tasks         tasks it ran.
  * @param bytesRead     NVMe bytes it read in the compute phase.
@@ -35,7 +37,7 @@ import java.util.Map;
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  * @param stats         its runtime's counters.
  */
-record RankFigures(int rank, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
+record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
     long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS, RankProtocol.Figures p2f,
     RunStats stats)
 {
@@ -43,10 +45,10 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
-    static RankFigures of(final RunResult r, final RankStats s, final CheckpointReport c,
-        final RankProtocol.Figures p2f, final RunStats stats)
+    static RankFigures of(final int incarnation, final long restoredIndex, final RunResult r, final RankStats s,
+        final CheckpointReport c, final RankProtocol.Figures p2f, final RunStats stats)
     {
-        return new RankFigures(s.rank(), r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
+        return new RankFigures(s.rank(), incarnation, restoredIndex, r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
             s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds(),
             p2f, stats);
     }
@@ -101,8 +103,10 @@ record RankFigures(int rank, double timeS, long tasks, long bytesRead, long byte
     String describe()
     {
         return String.format("rank %d: %d tasks in %.2f s; sent %d objects (%s), received %d (%s); " +
-            "NVMe read %s, wrote %s", rank, tasks, timeS, sends, ByteUnits.format(bytesSent), receives,
-            ByteUnits.format(bytesReceived), ByteUnits.format(bytesRead), ByteUnits.format(bytesWritten));
+            "NVMe read %s, wrote %s%s", rank, tasks, timeS, sends, ByteUnits.format(bytesSent), receives,
+            ByteUnits.format(bytesReceived), ByteUnits.format(bytesRead), ByteUnits.format(bytesWritten),
+            incarnation == 0 ? "" : "; incarnation " + incarnation + ", resumed from " +
+            (restoredIndex < 0 ? "the beginning" : "the cut at global index " + restoredIndex));
     }
 
     static String describe(final List<RankFigures> all)

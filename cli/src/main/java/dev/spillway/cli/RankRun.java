@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.SpillwayConfig;
 import dev.spillway.checkpoint.CheckpointReport;
+import dev.spillway.checkpoint.Cut;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.ranks.DistributedSpillway;
@@ -64,7 +65,8 @@ final class RankRun
                 checks.require(dramCheck.problem(graph::dramCharge));
                 result = GraphRuns.withRankProgress(summary.kernel(), graph, transport.rank(), verify);
                 report = graph.checkpointReport();
-                figures = RankFigures.of(result, graph.rankStats(), report, protocol.figures(),
+                figures = RankFigures.of(transport.incarnation(), checkpoints == null ? Cut.LOCAL :
+                    checkpoints.restoredIndex(), result, graph.rankStats(), report, protocol.figures(),
                     RunStats.of(graph.stats()));
             }
         }

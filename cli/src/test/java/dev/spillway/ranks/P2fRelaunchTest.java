@@ -93,8 +93,17 @@ class P2fRelaunchTest
         // Rank 0, in the lowest cluster, logged what it sent above it: the ranks sent back need some of it again.
         final JsonNode p2f = launch.json.get("p2f");
         assertTrue(p2f.get("replayed_from_logs").asLong() > 0, p2f.toString());
-        assertTrue(launch.json.get("per_rank").get(0).get("p2f").get("replayed_from_logs").asLong() > 0,
-            launch.json.get("per_rank").toString());
+        final JsonNode perRank = launch.json.get("per_rank");
+        assertTrue(perRank.get(0).get("p2f").get("replayed_from_logs").asLong() > 0, perRank.toString());
+        assertEquals(0, perRank.get(0).get("incarnation").asInt(), perRank.toString());
+        // Each rank the line sent back resumed from the very cut the line named.
+        for (int r = 1; r < 4; r++)
+        {
+            final JsonNode cut = session.get("rolled_back_to").get(Integer.toString(r));
+            assertEquals(cut.isNumber() ? cut.asLong() : -1, perRank.get(r).get("restored_index").asLong(),
+                "rank " + r + ": " + session + "\n" + perRank);
+            assertTrue(perRank.get(r).get("incarnation").asInt() > 0, perRank.toString());
+        }
     }
 
     /**
@@ -154,6 +163,65 @@ class P2fRelaunchTest
         final Launch launch = launch(dir, List.of("--crash-at", "1:" + CrashPoints.IN_TASK + ":40"), 2);
         assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
         assertTrue(launch.output.contains("relaunching all 4 ranks"), launch.output);
+    }
+
+    /**
+     * A zombie: rank 3 paused with SIGSTOP once it reports progress, until rank 0 declares it lost, then continued.
+     * The continued process must find itself fenced and stop, so that the launcher starts it again; ranks 0 and 1 run
+     * on, and the result equals the failure-free run's.
+     */
+    @Test
+    void aPausedRankDeclaredLostStopsWhenContinuedAndIsStartedAgain() throws Exception
+    {
+        final Path dir = this.dir.resolve("zombie");
+        Files.createDirectories(dir);
+        final List<String> all = new ArrayList<>(List.of("launch", "-n", "4", "--max-restarts", "6"));
+        all.addAll(LU);
+        all.addAll(List.of("--clusters", "2", "--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir",
+            dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
+        final RankChild child = RankChild.cli("launch", all).start(dir);
+        try
+        {
+            child.awaitStderr("[rank 3] spillway: rank 3 lu compute", LIMIT);
+            final long zombie = lastPid(child.stderr(), 3);
+            RankChild.signal(zombie, "STOP");
+            try
+            {
+                child.awaitStderr("[rank 0] spillway: rank 0: rank 3 is lost", LIMIT);
+            }
+            finally
+            {
+                RankChild.signal(zombie, "CONT");
+            }
+            assertEquals(0, child.await(LIMIT), "launch " + all + " failed:\n" + child.output());
+            final String output = child.output();
+            final JsonNode json = new ObjectMapper().readTree(dir.resolve("out.json").toFile());
+            assertEquals(reference, json.get("result_checksum").asText(), output);
+            final Launch launch = new Launch(output, json, 0);
+            assertEquals(List.of(1, 1), launch.processesPerRank().subList(0, 2), "ranks 0 and 1 run on\n" + output);
+            assertTrue(launch.processesPerRank().get(3) >= 2, "rank 3 is started again\n" + output);
+            assertTrue(ProcessHandle.of(zombie).isEmpty() || !ProcessHandle.of(zombie).get().isAlive(),
+                "the zombie " + zombie + " still runs\n" + output);
+            output.lines().filter(l -> l.startsWith("spillway launch: rank 3") || l.startsWith("[rank 3] spillway"))
+                .forEach(l -> System.out.println("P2fRelaunchTest zombie " + zombie + ": " + l));
+        }
+        finally
+        {
+            child.destroy();
+        }
+    }
+
+    /** @return the pid {@code launch} last reported starting for {@code rank}. */
+    private static long lastPid(final String output, final int rank)
+    {
+        long pid = -1;
+        final Matcher m = STARTED.matcher(output);
+        while (m.find())
+        {
+            pid = Integer.parseInt(m.group(1)) == rank ? Long.parseLong(m.group(2)) : pid;
+        }
+        assertTrue(pid > 0, "launch has not said it started rank " + rank + ":\n" + output);
+        return pid;
     }
 
     /** Runs {@code launch -n 4 <launch> LU… --clusters <clusters>}, killing every rank that reports a crash point. */

@@ -142,6 +142,36 @@ final class RankChild
         }
     }
 
+    /** Waits until the child's standard error contains {@code text}; fails if the child ends first. */
+    void awaitStderr(final String text, final Duration limit) throws Exception
+    {
+        final long deadline = System.nanoTime() + limit.toNanos();
+        while (!stderr().contains(text))
+        {
+            if (!process.isAlive())
+            {
+                throw new AssertionError(name + " ended (exit " + process.exitValue() + ") before it printed '" +
+                    text + "' on stderr:\n" + output());
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError(name + " did not print '" + text + "' on stderr in " + limit.toSeconds() +
+                    " s:\n" + output());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Sends {@code SIGNAL} (for instance {@code STOP}, {@code CONT}) to {@code pid} with kill(1). */
+    static void signal(final long pid, final String signal) throws Exception
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0)
+        {
+            throw new AssertionError("kill -" + signal + " " + pid + " failed");
+        }
+    }
+
     /** Kills the child with SIGKILL and checks that it died of it. */
     void kill() throws Exception
     {
