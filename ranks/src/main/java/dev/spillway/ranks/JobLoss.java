@@ -95,6 +95,23 @@ final class JobLoss
         {
             return;
         }
+        final String selfLost = transport.selfLostReason();
+        if (selfLost != null)
+        {
+            final String why = "the job declared this process (rank " + transport.rank() + ", incarnation " +
+                transport.incarnation() + ") lost (" + selfLost + "): it was paused or cut off, and must make way " +
+                "for a new incarnation";
+            if (checkpoints == null)
+            {
+                lost.completeExceptionally(new PeerFailedException(transport.rank(), "the job", selfLost +
+                    "; this process was paused or cut off"));
+            }
+            else
+            {
+                restartNeeded(why, -1);
+            }
+            return;
+        }
         if (protocol.active() && (peer != DistributedSpillway.ROOT || atStart && protocol.resumed()))
         {
             synchronized (survived)

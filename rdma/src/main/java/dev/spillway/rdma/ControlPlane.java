@@ -117,6 +117,12 @@ final class ControlPlane implements AutoCloseable
         return rejoined;
     }
 
+    /** @return why rank 0 declared this rank's incarnation lost, once it said so; else null. */
+    String selfLostReason()
+    {
+        return failureDetector.selfLostReason();
+    }
+
     /** Stops listening (rank 0), says goodbye to every connected peer and closes the connections. */
     @Override
     public void close()

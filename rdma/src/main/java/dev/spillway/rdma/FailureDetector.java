@@ -51,6 +51,8 @@ final class FailureDetector implements AutoCloseable
     private final long heartbeatMs;
     private final Thread heartbeat;
     private volatile boolean closing;
+    /** Why rank 0 declared this rank lost, as it told this rank before closing the connection; else null. */
+    private volatile String selfLostReason;
 
     /**
      * @param rank this rank.
@@ -236,6 +238,12 @@ final class FailureDetector implements AutoCloseable
                     final int who = connection.in.readInt();
                     final int incarnation = connection.in.readInt();
                     final String report = connection.in.readUTF();
+                    if (who == rank && incarnation == roster.states().incarnation(rank))
+                    {
+                        selfLostReason = report;
+                        LOG.log(Level.WARNING, () -> "spillway-rdma: rank 0 declared this rank's incarnation " +
+                            incarnation + " lost (" + report + "): this process was paused or cut off");
+                    }
                     declareLost(who, incarnation, "reported by rank 0: " + report,
                         GOODBYE_REASON.equals(report) ? Level.DEBUG : Level.WARNING);
                 }
@@ -254,14 +262,26 @@ final class FailureDetector implements AutoCloseable
         }
         catch (final SocketTimeoutException ex)
         {
-            declareLost(connection.rank, connection.incarnation, "no heartbeat for " + timeoutMs + " ms",
-                Level.WARNING);
+            final String reason = "no heartbeat for " + timeoutMs + " ms";
+            declareLost(connection.rank, connection.incarnation, reason, Level.WARNING);
+            if (rank == 0)
+            {
+                // Should the silent process run on (a zombie), it reads why before the end of the stream.
+                connection.sendQuietly(out ->
+                {
+                    out.writeByte(LOST);
+                    out.writeInt(connection.rank);
+                    out.writeInt(connection.incarnation);
+                    out.writeUTF(reason);
+                });
+            }
         }
         catch (final IOException ex)
         {
             if (!closing)
             {
-                declareLost(connection.rank, connection.incarnation, "control connection closed (" +
+                declareLost(connection.rank, connection.incarnation, selfLostReason != null ?
+                    "it closed the control connection of this rank's lost incarnation" : "control connection closed (" +
                     (ex instanceof EOFException ? "end of stream" : ex.getMessage()) + "): process died?",
                     Level.WARNING);
             }
@@ -293,6 +313,12 @@ final class FailureDetector implements AutoCloseable
                 return;
             }
         }
+    }
+
+    /** @return why rank 0 declared this rank's incarnation lost, once it said so; else null. */
+    String selfLostReason()
+    {
+        return selfLostReason;
     }
 
     /** Says goodbye to every connected peer and closes the connections; idempotent. */

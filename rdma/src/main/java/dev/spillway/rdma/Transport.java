@@ -133,6 +133,15 @@ public interface Transport extends AutoCloseable
      */
     String lostReason(int rank);
 
+    /**
+     * @return why the job declared this process's own incarnation lost, as rank 0 told it before closing its
+     *         connection (a zombie: paused or cut off, then running on); null while it was not.
+     */
+    default String selfLostReason()
+    {
+        return null;
+    }
+
     /** @return the lowest-numbered peer now considered lost, or -1 while every peer is alive. */
     default int firstLost()
     {

@@ -286,6 +286,12 @@ public final class UcxTransport implements Transport
     }
 
     @Override
+    public String selfLostReason()
+    {
+        return control.selfLostReason();
+    }
+
+    @Override
     public void addPeerListener(final PeerListener listener)
     {
         events.add(listener);

@@ -43,8 +43,15 @@ public final class TickingPeerProcess
             answering.start();
         }
         System.out.println("rank " + config.rank() + " incarnation " + config.incarnation() + " ready");
+        boolean toldLost = false;
         for (int count = 0; ; count++)
         {
+            final String selfLost = transport.selfLostReason();
+            if (!toldLost && selfLost != null)
+            {
+                toldLost = true;
+                System.out.println("this incarnation was declared lost: " + selfLost);
+            }
             final ByteBuffer tick = ByteBuffer.allocateDirect(8).putInt(0, config.incarnation()).putInt(4, count);
             final CompletableFuture<?>[] sends = new CompletableFuture<?>[PEERS.length];
             for (int i = 0; i < PEERS.length; i++)

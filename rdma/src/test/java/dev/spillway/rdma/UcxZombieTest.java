@@ -101,6 +101,16 @@ final class UcxZombieTest
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
             assertTrue(old.isAlive(), "the old rank 1 ended instead of sending:\n" + Files.readString(log));
+            // Rank 0 told it why before closing its control connection: a zombie can say what happened to it.
+            while (!Files.readString(log).contains("this incarnation was declared lost: no heartbeat for"))
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    fail("waited " + SAFETY_NET + " for the continued old rank 1 to learn that it was declared lost;" +
+                        " its output:\n" + Files.readString(log));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
             for (int i = 0; i < 20; i++)
             {
                 for (final int s : TickingPeerProcess.PEERS)
