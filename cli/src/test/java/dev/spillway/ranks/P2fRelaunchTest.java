@@ -183,7 +183,7 @@ class P2fRelaunchTest
         try
         {
             child.awaitStderr("[rank 3] spillway: rank 3 lu compute", LIMIT);
-            final long zombie = lastPid(child.stderr(), 3);
+            final long zombie = RankChild.lastPids(child.stderr(), Set.of(3)).get(0);
             RankChild.signal(zombie, "STOP");
             try
             {
@@ -211,19 +211,6 @@ class P2fRelaunchTest
         {
             child.destroy();
         }
-    }
-
-    /** @return the pid {@code launch} last reported starting for {@code rank}. */
-    private static long lastPid(final String output, final int rank)
-    {
-        long pid = -1;
-        final Matcher m = STARTED.matcher(output);
-        while (m.find())
-        {
-            pid = Integer.parseInt(m.group(1)) == rank ? Long.parseLong(m.group(2)) : pid;
-        }
-        assertTrue(pid > 0, "launch has not said it started rank " + rank + ":\n" + output);
-        return pid;
     }
 
     /** Runs {@code launch -n 4 <launch> LU… --clusters <clusters>}, killing every rank that reports a crash point. */

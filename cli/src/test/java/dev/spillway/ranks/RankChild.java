@@ -256,7 +256,7 @@ final class RankChild
     }
 
     /** @return the pid {@code launch} last reported starting for each of {@code ranks}. */
-    private static List<Long> lastPids(final String output, final Set<Integer> ranks)
+    static List<Long> lastPids(final String output, final Set<Integer> ranks)
     {
         final Map<Integer, Long> last = new LinkedHashMap<>();
         final Matcher m = LAUNCHED.matcher(output);
