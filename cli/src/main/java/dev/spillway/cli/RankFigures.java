@@ -37,9 +37,9 @@ import java.util.Map;
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  * @param stats         its runtime's counters.
  */
-record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, long tasks, long bytesRead, long bytesWritten, long sends, long bytesSent,
-    long receives, long bytesReceived, int checkpoints, double restoreS, double reexecuteS, RankProtocol.Figures p2f,
-    RunStats stats)
+record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, long tasks, long bytesRead,
+    long bytesWritten, long sends, long bytesSent, long receives, long bytesReceived, int checkpoints, double restoreS,
+    double reexecuteS, RankProtocol.Figures p2f, RunStats stats)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -48,9 +48,9 @@ record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, 
     static RankFigures of(final int incarnation, final long restoredIndex, final RunResult r, final RankStats s,
         final CheckpointReport c, final RankProtocol.Figures p2f, final RunStats stats)
     {
-        return new RankFigures(s.rank(), incarnation, restoredIndex, r.timeSeconds(), s.tasksHere(), r.bytesRead(), r.bytesWritten(), s.sends(),
-            s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(), c.restoreSeconds(), c.reexecuteSeconds(),
-            p2f, stats);
+        return new RankFigures(s.rank(), incarnation, restoredIndex, r.timeSeconds(), s.tasksHere(), r.bytesRead(),
+            r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
+            c.restoreSeconds(), c.reexecuteSeconds(), p2f, stats);
     }
 
     /** @return every rank's figures, in rank order; a collective. */

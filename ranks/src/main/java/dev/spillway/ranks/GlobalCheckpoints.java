@@ -430,7 +430,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             // never takes stopLock, which the executor holds while it syncs the record.
             try
             {
-                executor.execute(() -> onCommitted(DistributedSpillway.ROOT, transport.incarnation(), cut.globalIndex()));
+                final long index = cut.globalIndex();
+                executor.execute(() -> onCommitted(DistributedSpillway.ROOT, transport.incarnation(), index));
             }
             catch (final RejectedExecutionException closed)
             {
