@@ -8,8 +8,9 @@ import java.util.TreeMap;
  * Rank 0's account of which rank committed which global cut, and in which incarnation, until every rank has. A
  * recovery line that sends a rank back to a cut makes its incarnation's commits above that cut stale: they are
  * forgotten, and that incarnation's later notices above it are ignored, while the cut itself and those below stay
- * committed (the rank restores one of them), and the incarnation that replaces it commits the rest again. Single
- * threaded: rank 0's cut executor.
+ * committed (the rank restores one of them), and the incarnation that replaces it commits the rest again. One
+ * watermark per rank: sending a newer incarnation back replaces it, and an older incarnation's late notices are then
+ * left to the transport, which drops what a lost incarnation sends. Single threaded: rank 0's cut executor.
  */
 final class CommitLedger
 {

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import static java.lang.System.Logger.Level.DEBUG;
@@ -72,6 +73,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private CommitLedger commits;
     /** Rank 0: whether a recovery holds the global record still. */
     private volatile BooleanSupplier recordingHeld = () -> false;
+    /** Rank 0: {@link #sentBack} calls not yet applied on the executor; the record waits for them. */
+    private final AtomicInteger pendingSendBacks = new AtomicInteger();
     private GlobalCommitRecord record;
     private CutMessages messages;
     private CutAgreement agreement;
@@ -472,7 +475,10 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         recordingHeld = held;
     }
 
-    /** Rank 0, any thread: records the newest cut every rank committed meanwhile, unless still held. */
+    /**
+     * Rank 0, any thread: records the newest cut every rank committed meanwhile, unless still held. Called after the
+     * {@link #sentBack} calls of a recovery line.
+     */
     void recordingMayResume()
     {
         onExecutor("the record resumed", this::recordNewestComplete);
@@ -484,7 +490,13 @@ public final class GlobalCheckpoints implements CheckpointPolicy
      */
     void sentBack(final int rank, final int incarnation, final long index)
     {
-        onExecutor("rank " + rank + " sent back", () -> commits.sentBack(rank, incarnation, index));
+        // Counted before the caller can end the hold, so a record taken meanwhile waits for it.
+        pendingSendBacks.incrementAndGet();
+        onExecutor("rank " + rank + " sent back", () ->
+        {
+            commits.sentBack(rank, incarnation, index);
+            pendingSendBacks.decrementAndGet();
+        });
     }
 
     private void onExecutor(final String what, final Runnable step)
@@ -519,7 +531,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** Rank 0, executor: records the newest cut every rank committed, unless a recovery holds the record. */
     private void recordNewestComplete()
     {
-        if (recordingHeld.getAsBoolean())
+        if (recordingHeld.getAsBoolean() || pendingSendBacks.get() > 0)
         {
             return;
         }

@@ -61,7 +61,7 @@ final class RecoverySessions implements PeerListener
     private boolean open;
     private long openedNanos;
     private final Map<Integer, Long> restoring = new TreeMap<>();
-    /** The incarnation each restoring rank had when the session opened: the one lost. */
+    /** The incarnation each restoring rank had when the session opened: the one lost, or the one a line stopped. */
     private final Map<Integer, Integer> lostIncarnations = new HashMap<>();
     private final Map<Integer, byte[]> reports = new HashMap<>();
     private final TreeSet<Integer> participants = new TreeSet<>();
@@ -182,6 +182,8 @@ final class RecoverySessions implements PeerListener
                 LOG.log(DEBUG, "spillway: rank " + event.rank() + " stopped to roll back, as the recovery line said");
                 return;
             }
+            // It restores at most the newest global cut: what its lost incarnation committed above never counts.
+            checkpoints.sentBack(event.rank(), event.incarnation(), checkpoints.globallyCommitted());
             openSession();
         });
     }
@@ -251,6 +253,7 @@ final class RecoverySessions implements PeerListener
             if (back != null)
             {
                 restoring.put(r, back[1]);
+                lostIncarnations.put(r, (int) back[0]);
             }
             else if (r != rank && transport.lostReason(r) != null)
             {
@@ -336,8 +339,9 @@ final class RecoverySessions implements PeerListener
                 }
             }
         }
-        back.forEach((r, cut) -> checkpoints.sentBack(r, rollingBack.containsKey(r) ? (int) rollingBack.get(r)[0] :
-            lostIncarnations.getOrDefault(r, transport.incarnation(r)), cut));
+        // A restoring rank may have rejoined since the session opened: its new incarnation's commits count.
+        back.forEach((r, cut) -> checkpoints.sentBack(r, lostIncarnations.containsKey(r) ? lostIncarnations.get(r) :
+            rollingBack.containsKey(r) ? (int) rollingBack.get(r)[0] : transport.incarnation(r), cut));
         updateHolding();
         final double seconds = (System.nanoTime() - openedNanos) / 1e9;
         synchronized (this)

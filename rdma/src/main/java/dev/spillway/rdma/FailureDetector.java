@@ -264,7 +264,7 @@ final class FailureDetector implements AutoCloseable
         {
             final String reason = "no heartbeat for " + timeoutMs + " ms";
             declareLost(connection.rank, connection.incarnation, reason, Level.WARNING);
-            if (rank == 0)
+            if (rank == 0 && !closing)
             {
                 // Should the silent process run on (a zombie), it reads why before the end of the stream.
                 connection.sendQuietly(out ->
