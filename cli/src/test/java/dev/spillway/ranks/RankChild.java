@@ -122,43 +122,35 @@ final class RankChild
     /** Waits until the child's standard output contains {@code text}; fails if any of {@code others} ends first. */
     void awaitOutput(final String text, final Duration limit, final RankChild... others) throws Exception
     {
+        await(out, "", text, limit, others);
+    }
+
+    /** Waits until the child's standard error contains {@code text}; fails if the child ends first. */
+    void awaitStderr(final String text, final Duration limit) throws Exception
+    {
+        await(err, " on stderr", text, limit);
+    }
+
+    private void await(final Path stream, final String where, final String text, final Duration limit,
+        final RankChild... others) throws Exception
+    {
         final long deadline = System.nanoTime() + limit.toNanos();
-        while (!Files.readString(out).contains(text))
+        while (!Files.readString(stream).contains(text))
         {
             for (final RankChild c : concat(this, others))
             {
                 if (!c.process.isAlive())
                 {
                     throw new AssertionError(c.name + " ended (exit " + c.process.exitValue() + ") before " + name +
-                        " printed '" + text + "':\n" + c.output() + (c == this ? "" : "\n" + output()));
+                        " printed '" + text + "'" + where + ":\n" + c.output() + (c == this ? "" : "\n" + output()));
                 }
             }
             if (System.nanoTime() > deadline)
             {
-                throw new AssertionError(name + " did not print '" + text + "' in " + limit.toSeconds() + " s:\n" +
-                    output());
-            }
-            Thread.sleep(5);
-        }
-    }
-
-    /** Waits until the child's standard error contains {@code text}; fails if the child ends first. */
-    void awaitStderr(final String text, final Duration limit) throws Exception
-    {
-        final long deadline = System.nanoTime() + limit.toNanos();
-        while (!stderr().contains(text))
-        {
-            if (!process.isAlive())
-            {
-                throw new AssertionError(name + " ended (exit " + process.exitValue() + ") before it printed '" +
-                    text + "' on stderr:\n" + output());
-            }
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError(name + " did not print '" + text + "' on stderr in " + limit.toSeconds() +
+                throw new AssertionError(name + " did not print '" + text + "'" + where + " in " + limit.toSeconds() +
                     " s:\n" + output());
             }
-            Thread.sleep(20);
+            Thread.sleep(5);
         }
     }
 
