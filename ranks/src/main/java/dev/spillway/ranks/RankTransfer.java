@@ -51,6 +51,10 @@ final class RankTransfer implements AsyncTaskBody
     private boolean posted;
     /** The ssn the notice carried. */
     private volatile long noticedSsn = RankProtocol.Stamp.NONE.ssn();
+    /** What the started transfer waits for, for wait reports. */
+    private volatile String waitingFor = "its start";
+    /** Messages of older versions this receive dropped. */
+    private volatile int dropped;
 
     private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
         final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
@@ -125,6 +129,12 @@ final class RankTransfer implements AsyncTaskBody
     }
 
     @Override
+    public String runningReason()
+    {
+        return waitingFor + (dropped == 0 ? "" : " (" + dropped + " message(s) of older versions dropped)");
+    }
+
+    @Override
     public CompletableFuture<?> start(final TaskContext ctx)
     {
         if (send)
@@ -166,6 +176,7 @@ final class RankTransfer implements AsyncTaskBody
         {
             if (sessions != null && !sessions.ready(peer).isDone())
             {
+                waitingFor = sessions.waitReason(peer);
                 return sessions.ready(peer).thenCompose(ready -> sendOnce(ctx));
             }
             if (protocol.capturesAtSend(peer) && !posted)
@@ -177,6 +188,8 @@ final class RankTransfer implements AsyncTaskBody
             incarnation = transport.incarnation(peer);
             notice = transport.send(peer, header(noticeTag()), ssn);
             data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
+            waitingFor = "its notice and data to reach rank " + peer + " (incarnation " + incarnation + ")" +
+                (protocol.active() ? " as transfer " + stamp.ssn() + " of the channel" : "");
         }
         return CompletableFuture.allOf(notice, data).handle((ignored, failure) ->
         {
@@ -187,6 +200,7 @@ final class RankTransfer implements AsyncTaskBody
             }
             if (retries(failure))
             {
+                waitingFor = "rank " + peer + " to rejoin (incarnation " + incarnation + " was lost) and be sent again";
                 return sessions.after(peer, incarnation).thenCompose(up -> sessions.ready(peer))
                     .thenCompose(ready -> sendOnce(ctx));
             }
@@ -237,10 +251,13 @@ final class RankTransfer implements AsyncTaskBody
     private CompletableFuture<Message> data(final ByteBuffer dst)
     {
         final int incarnation = transport.incarnation(peer);
+        waitingFor = "rank " + peer + "'s data (incarnation " + incarnation + (protocol.active() ? ", transfer " +
+            stamp.ssn() + " of the channel, whose notice came with " + noticedSsn : "") + ")";
         return transport.receive(peer, object.tag, dst).handle((m, failure) ->
         {
             if (failure != null)
             {
+                waitingFor = "rank " + peer + " to rejoin (incarnation " + incarnation + " was lost) and send again";
                 return retries(failure) ? sessions.after(peer, incarnation).thenCompose(up -> notice())
                     .thenCompose(n -> data(dst)) :
                     CompletableFuture.<Message>failedFuture(failure);
@@ -255,6 +272,7 @@ final class RankTransfer implements AsyncTaskBody
         final long v = m.header().seq();
         if (v < version)
         {
+            dropped++;
             counters.duplicates.incrementAndGet();
             return true;
         }

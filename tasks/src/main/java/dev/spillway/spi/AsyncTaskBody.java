@@ -34,6 +34,12 @@ public interface AsyncTaskBody extends TaskBody
         return "an outside event";
     }
 
+    /** @return what the future {@link #start} returned waits for, for wait reports. */
+    default String runningReason()
+    {
+        return "its outside work";
+    }
+
     @Override
     default void run(final TaskContext ctx) throws Exception
     {
