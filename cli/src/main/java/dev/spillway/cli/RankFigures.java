@@ -22,6 +22,7 @@ import java.util.Map;
  *
  * @param rank          the rank.
  * @param incarnation   the incarnation that finished the job (0: it never started again).
+ * @param rolledBack    whether that incarnation resumed from a checkpoint, or started again from the beginning.
  * @param restoredIndex the global cut that incarnation resumed from, or -1 when it started from the beginning.
  * @param timeS         its compute phase (between two job-wide barriers, so equal up to the barrier's skew).
  * @param tasks         tasks it ran.
@@ -34,12 +35,13 @@ import java.util.Map;
  * @param checkpoints   generations it committed (0 without checkpoints).
  * @param restoreS      time it spent finding and verifying the generation it resumed from.
  * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
+ * @param recoveryS     {@code restoreS + reexecuteS}: what starting again cost this rank (0 when it ran on).
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  * @param stats         its runtime's counters.
  */
-record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, long tasks, long bytesRead,
-    long bytesWritten, long sends, long bytesSent, long receives, long bytesReceived, int checkpoints, double restoreS,
-    double reexecuteS, RankProtocol.Figures p2f, RunStats stats)
+record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredIndex, double timeS, long tasks,
+    long bytesRead, long bytesWritten, long sends, long bytesSent, long receives, long bytesReceived, int checkpoints,
+    double restoreS, double reexecuteS, double recoveryS, RankProtocol.Figures p2f, RunStats stats)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -48,9 +50,9 @@ record RankFigures(int rank, int incarnation, long restoredIndex, double timeS, 
     static RankFigures of(final int incarnation, final long restoredIndex, final RunResult r, final RankStats s,
         final CheckpointReport c, final RankProtocol.Figures p2f, final RunStats stats)
     {
-        return new RankFigures(s.rank(), incarnation, restoredIndex, r.timeSeconds(), s.tasksHere(), r.bytesRead(),
-            r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
-            c.restoreSeconds(), c.reexecuteSeconds(), p2f, stats);
+        return new RankFigures(s.rank(), incarnation, incarnation > 0, restoredIndex, r.timeSeconds(), s.tasksHere(),
+            r.bytesRead(), r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
+            c.restoreSeconds(), c.reexecuteSeconds(), c.restoreSeconds() + c.reexecuteSeconds(), p2f, stats);
     }
 
     /** @return every rank's figures, in rank order; a collective. */

@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -96,13 +97,17 @@ class P2fRelaunchTest
         final JsonNode perRank = launch.json.get("per_rank");
         assertTrue(perRank.get(0).get("p2f").get("replayed_from_logs").asLong() > 0, perRank.toString());
         assertEquals(0, perRank.get(0).get("incarnation").asInt(), perRank.toString());
+        assertFalse(perRank.get(0).get("rolled_back").asBoolean(), perRank.toString());
+        assertEquals(-1, perRank.get(0).get("p2f").get("restored_epoch").asInt(), perRank.toString());
         // Each rank the line sent back resumed from the very cut the line named.
         for (int r = 1; r < 4; r++)
         {
             final JsonNode cut = session.get("rolled_back_to").get(Integer.toString(r));
-            assertEquals(cut.isNumber() ? cut.asLong() : -1, perRank.get(r).get("restored_index").asLong(),
+            final JsonNode rank = perRank.get(r);
+            assertEquals(cut.isNumber() ? cut.asLong() : -1, rank.get("restored_index").asLong(),
                 "rank " + r + ": " + session + "\n" + perRank);
-            assertTrue(perRank.get(r).get("incarnation").asInt() > 0, perRank.toString());
+            assertTrue(rank.get("incarnation").asInt() > 0 && rank.get("rolled_back").asBoolean(), perRank.toString());
+            assertEquals(cut.isNumber(), rank.get("p2f").get("restored_epoch").asInt() >= 0, perRank.toString());
         }
     }
 

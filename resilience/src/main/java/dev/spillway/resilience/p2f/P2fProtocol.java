@@ -55,6 +55,7 @@ public final class P2fProtocol implements RankProtocol
     private long replayedFromNonAck;
     private long suppressedSends;
     private boolean resumed;
+    private int restoredEpoch = -1;
     /** The epochs this rank's restorable generations open, its initial epoch (a restart from the start) included. */
     private final TreeSet<Integer> committedEpochs = new TreeSet<>();
     /** Per target: sends posted that await their ack. */
@@ -242,6 +243,7 @@ public final class P2fProtocol implements RankProtocol
         }
         p2f = PastToFuture.restore(state, options);
         resumed = true;
+        restoredEpoch = p2f.epoch();
         committedEpochs.add(p2f.epoch());
         for (int r = 0; r < nextReceive.length; r++)
         {
@@ -430,7 +432,7 @@ public final class P2fProtocol implements RankProtocol
     public synchronized Figures figures()
     {
         return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits,
-            replayedFromLogs, replayedFromNonAck, suppressedSends);
+            replayedFromLogs, replayedFromNonAck, suppressedSends, restoredEpoch);
     }
 
     /** @return the protocol's current state, for tests. */
