@@ -14,8 +14,9 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * Counts tasks submitted against tasks finished, and lets callers wait until none is left ({@code awaitAll},
  * {@code close}). The IO thread and the workers wake the waiters when the count may have reached zero; an indefinite
- * wait logs a stall report after 10 s in which no task finished. Each counter has one writer: user tasks are counted under the submit lock,
- * internal tasks (checkpoint saves) on the IO thread, so neither needs an atomic read-modify-write.
+ * wait logs a stall report after 10 s in which no task finished, naming the threads that are deadlocked or blocked
+ * on a monitor. Each counter has one writer: user tasks are counted under the submit lock, internal tasks
+ * (checkpoint saves) on the IO thread, so neither needs an atomic read-modify-write.
  */
 final class Quiescence
 {
@@ -113,7 +114,7 @@ final class Quiescence
                         {
                             stallReports.accept(String.format("spillway: still waiting for %d task(s) after %.1f s, " +
                                 "none finished in the last %.1f s:%n%s", incomplete(), (now - start) / 1e9,
-                                reportNanos / 1e9, describeWaits.apply(5)));
+                                reportNanos / 1e9, describeWaits.apply(5) + BlockedThreads.describe()));
                         }
                         finishedAtLastLook = finishedNow;
                         nextReport = now + reportNanos;
