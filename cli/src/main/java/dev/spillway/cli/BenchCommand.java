@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         "  spillway bench io --size 4g --json io.json"},
     description = "Measure the runtime and the store.",
     subcommands = {OverheadBench.class, IoBench.class, KernelsBench.class, CheckpointBench.class,
-        RdmaBenchCommand.class, P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class})
+        RdmaBenchCommand.class, P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class,
+        P2fTransferBench.class})
 final class BenchCommand
 {
 }
