@@ -58,6 +58,34 @@ class WaitReasonTest
             json.contains("\"producer\""), json);
     }
 
+    /** A failure is reported by awaitAll only once everything ended; meanwhile a stall report names it. */
+    @Test
+    void aStallReportNamesTheFailuresNotYetReported() throws Exception
+    {
+        final CountDownLatch release = new CountDownLatch(1);
+        final Spillway sw = Runtimes.small(dir.resolve("spill"), 4L * SIZE, "a").build();
+        try
+        {
+            final Data a = sw.data("a", SIZE);
+            final Data b = sw.data("b", SIZE);
+            final TaskHandle fails = sw.task("fails").write(a).submit(ctx ->
+            {
+                throw new IllegalStateException("boom");
+            });
+            sw.task("waits").write(b).submit(ctx -> release.await());
+            assertThrows(TaskFailedException.class, fails::join);
+            final StallException e = assertThrows(StallException.class, () -> sw.awaitAll(Duration.ofMillis(50)));
+            assertTrue(e.getMessage().contains("1 task(s) failed or were cancelled, not yet reported by awaitAll; " +
+                "the first: task 'fails'") && e.getMessage().contains("boom"), e.getMessage());
+        }
+        finally
+        {
+            release.countDown();
+            assertThrows(TaskFailedException.class, sw::awaitAll);
+            sw.close();
+        }
+    }
+
     private static void awaitReason(final TaskHandle h, final String expected) throws InterruptedException
     {
         Await.until("wait reason '" + expected + "'", () -> h.waitReason().equals(expected), h::waitReason);

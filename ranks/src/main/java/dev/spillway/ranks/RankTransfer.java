@@ -140,7 +140,7 @@ final class RankTransfer implements AsyncTaskBody
         if (send)
         {
             CrashPoints.hit(CrashPoints.TRANSFER_SEND);
-            return sendOnce(ctx).applyToEither(jobLost, ignored -> null);
+            return sendOnce(ctx.buffer(object.local)).applyToEither(jobLost, ignored -> null);
         }
         return data(ctx.buffer(object.local)).thenAccept(m ->
         {
@@ -161,7 +161,7 @@ final class RankTransfer implements AsyncTaskBody
      * Sends the notice and the data, unless the peer holds them or they were sent again already; once the peer is
      * back and greeted this rank if it was lost, or is not ready.
      */
-    private CompletableFuture<Void> sendOnce(final TaskContext ctx)
+    private CompletableFuture<Void> sendOnce(final ByteBuffer payload)
     {
         if (protocol.active() && (protocol.suppressed(peer, stamp.ssn()) || protocol.replayed(peer, stamp.ssn())))
         {
@@ -177,17 +177,17 @@ final class RankTransfer implements AsyncTaskBody
             if (sessions != null && !sessions.ready(peer).isDone())
             {
                 waitingFor = sessions.waitReason(peer);
-                return sessions.ready(peer).thenCompose(ready -> sendOnce(ctx));
+                return sessions.ready(peer).thenCompose(ready -> sendOnce(payload));
             }
             if (protocol.capturesAtSend(peer) && !posted)
             {
-                protocol.captured(RankProtocol.logTag(object.local.tag(), version, peer), ctx.buffer(object.local));
+                protocol.captured(RankProtocol.logTag(object.local.tag(), version, peer), payload);
             }
             posted = true;
             protocol.posting(peer, stamp.ssn());
             incarnation = transport.incarnation(peer);
             notice = transport.send(peer, header(noticeTag()), ssn);
-            data = transport.send(peer, header(object.tag), ctx.buffer(object.local));
+            data = transport.send(peer, header(object.tag), payload);
             waitingFor = "its notice and data to reach rank " + peer + " (incarnation " + incarnation + ")" +
                 (protocol.active() ? " as transfer " + stamp.ssn() + " of the channel" : "");
         }
@@ -202,7 +202,7 @@ final class RankTransfer implements AsyncTaskBody
             {
                 waitingFor = "rank " + peer + " to rejoin (incarnation " + incarnation + " was lost) and be sent again";
                 return sessions.after(peer, incarnation).thenCompose(up -> sessions.ready(peer))
-                    .thenCompose(ready -> sendOnce(ctx));
+                    .thenCompose(ready -> sendOnce(payload));
             }
             return CompletableFuture.<Void>failedFuture(failure);
         }).thenCompose(f -> f);

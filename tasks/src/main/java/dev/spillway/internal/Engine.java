@@ -137,7 +137,7 @@ public final class Engine
         agent = new IoAgent(this, poller, ready, live, counters, samples);
         quiescence = new Quiescence(() -> finished(agent, workers));
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
-            this::commitWait);
+            this::commitWait, failures::describe);
         totals = new Totals(counters, workers, agent, budget, store.name());
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);

@@ -20,6 +20,13 @@ final class FailureLog
         }
     }
 
+    /** @return for stall reports, the failures not yet reported, naming the first; null if there are none. */
+    synchronized String describe()
+    {
+        return first == null ? null : count + " task(s) failed or were cancelled, not yet reported by awaitAll; " +
+            "the first: " + first.failure().getMessage();
+    }
+
     /** @return the failures since the last call as one exception naming the first, or null if there were none. */
     synchronized TaskFailedException takeUnreported()
     {

@@ -8,7 +8,7 @@ import dev.spillway.TaskContext;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** The view a running task has of its objects; one per worker, rebound for each task. */
+/** The view a running task has of its objects: one per worker, rebound for each task, and one per asynchronous task. */
 final class TaskContextImpl implements TaskContext
 {
     private TaskRecord task;

@@ -21,11 +21,17 @@ final class WaitReports
     private final int workers;
     private final Quiescence quiescence;
     private final Supplier<String> commitWait;
+    private final Supplier<String> failures;
 
-    /** @param commitWait why a checkpoint generation waits to commit, or null when none does. */
+    /**
+     * @param commitWait why a checkpoint generation waits to commit, or null when none does.
+     * @param failures   the failures not yet reported, or null when there are none.
+     */
     WaitReports(final IoAgent agent, final LiveTasks live, final DramBudget budget, final IoOrder order,
-        final int workers, final Quiescence quiescence, final Supplier<String> commitWait)
+        final int workers, final Quiescence quiescence, final Supplier<String> commitWait,
+        final Supplier<String> failures)
     {
+        this.failures = failures;
         this.commitWait = commitWait;
         this.agent = agent;
         this.live = live;
@@ -40,9 +46,10 @@ final class WaitReports
     {
         final long withoutData = quiescence.incomplete() - live.size();
         final String commit = commitWait.get();
+        final String failed = failures.get();
         return live.describe(limit) + (withoutData > 0 ? "  " + withoutData +
             " task(s) without data: queued for or running on a worker\n" : "") + (commit == null ? "" : "  " + commit +
-            "\n");
+            "\n") + (failed == null ? "" : "  " + failed + "\n");
     }
 
     /** @return what {@code t} waits for, or how it ended. */

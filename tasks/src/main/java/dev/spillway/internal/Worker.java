@@ -103,7 +103,10 @@ final class Worker implements Agent
             CrashPoints.hit(CrashPoints.IN_TASK);
             if (t.body instanceof AsyncTaskBody async)
             {
-                final CompletableFuture<?> done = async.start(ctx);
+                // Its own context: the work it started may touch its buffers after this worker took other tasks.
+                final TaskContextImpl own = new TaskContextImpl();
+                own.bind(t);
+                final CompletableFuture<?> done = async.start(own);
                 endRun(t, start, event);
                 done.whenComplete((ignored, failure) -> engine.publish(EngineEvent.Kind.DONE, t,
                     Completions.cause(failure)));
