@@ -72,7 +72,8 @@ final class WaitReports
             case READY -> "ready, waiting for a free worker (" + workers + " workers)";
             case RUNNING -> t.body instanceof AsyncTaskBody async ? "started on worker " + t.worker() + " " +
                 (System.nanoTime() - t.startedNanos()) / 1_000_000 + " ms ago, waiting for " + async.runningReason() :
-                "running on worker " + t.worker() + " for " + (System.nanoTime() - t.startedNanos()) / 1_000_000 + " ms";
+                "running on worker " + t.worker() + " for " + (System.nanoTime() - t.startedNanos()) / 1_000_000 +
+                    " ms";
             case DONE -> "done";
             case FAILED, CANCELLED -> s.name().toLowerCase() + ": " + t.failure().getMessage();
         };
