@@ -17,6 +17,7 @@ import dev.spillway.rdma.Transport;
 import java.io.IOException;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -309,7 +310,8 @@ public final class DistributedSpillway implements TaskRuntime
         {
             for (int r = 0; r < ranks(); r++)
             {
-                sessions.ready(r).join();
+                // Ends with the rank's stop for a restart too: a peer it waits for may then never greet it.
+                CompletableFuture.anyOf(sessions.ready(r), loss.future()).join();
             }
             if (greetings.passedByPeers() > barriers)
             {

@@ -70,10 +70,13 @@ final class Greetings
         this.replays = Executors.newSingleThreadExecutor(RankThreads.named(transport.rank(), "replays"));
     }
 
-    /** Listens to every peer; if this rank resumed from the protocol's state, greets them all first. */
+    /**
+     * Listens to every peer. A rank that started again greets them all first, whether it resumed from the protocol's
+     * state or from the beginning (lost before any cut was committed): the peers hold its transfers until it does.
+     */
     void start()
     {
-        final boolean resumed = protocol.resumed();
+        final boolean resumed = protocol.resumed() || transport.incarnation() > 0;
         for (int r = 0; r < transport.size(); r++)
         {
             if (r == transport.rank())
