@@ -76,14 +76,14 @@ final class Greetings
      */
     void start()
     {
-        final boolean resumed = protocol.resumed() || transport.incarnation() > 0;
+        final boolean startedAgain = protocol.resumed() || transport.incarnation() > 0;
         for (int r = 0; r < transport.size(); r++)
         {
             if (r == transport.rank())
             {
                 continue;
             }
-            if (resumed)
+            if (startedAgain)
             {
                 sessions.unready(r);
                 greet(r);
