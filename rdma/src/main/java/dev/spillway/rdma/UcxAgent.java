@@ -2,6 +2,7 @@ package dev.spillway.rdma;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpParams;
@@ -259,6 +260,56 @@ final class UcxAgent implements Agent
     }
 
     // ---- peer loss ----
+
+    /**
+     * Progresses the worker until it has nothing more to do, before a loss the control plane reported is applied:
+     * what a peer sent before it closed its transport (it flushed first) completes instead of failing with the loss.
+     */
+    void progressUntilIdle()
+    {
+        try
+        {
+            while (worker != null && worker.progress() > 0)
+            {
+                Thread.onSpinWait();
+            }
+        }
+        catch (final Exception ex)
+        {
+            LOG.log(Level.WARNING, "spillway-rdma: rank " + rank + " progress before a loss: " + ex);
+        }
+    }
+
+    /** Completes {@code done} once UCX wrote out everything this rank posted so far (or failed to). */
+    void flushWorker(final CompletableFuture<Void> done)
+    {
+        if (worker == null)
+        {
+            done.complete(null);
+            return;
+        }
+        try
+        {
+            worker.flushNonBlocking(new UcxCallback()
+            {
+                @Override
+                public void onSuccess(final UcpRequest request)
+                {
+                    done.complete(null);
+                }
+
+                @Override
+                public void onError(final int status, final String message)
+                {
+                    done.complete(null);
+                }
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            done.complete(null);
+        }
+    }
 
     /**
      * Marks {@code incarnation} of {@code peer} lost, fails everything waiting on it and drains its late messages

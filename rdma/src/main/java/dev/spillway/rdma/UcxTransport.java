@@ -52,6 +52,7 @@ import java.util.concurrent.TimeoutException;
 public final class UcxTransport implements Transport
 {
     private static final System.Logger LOG = System.getLogger(UcxTransport.class.getName());
+    private static final long CLOSE_FLUSH_MS = 2_000;
 
     private final TransportConfig config;
     private final UcxAgent agent;
@@ -317,6 +318,7 @@ public final class UcxTransport implements Transport
             return;
         }
         closed = true;
+        flushBeforeGoodbye();
         eventThread.shutdownNow();
         if (control != null)
         {
@@ -325,13 +327,40 @@ public final class UcxTransport implements Transport
         runner.close();
     }
 
+    /**
+     * Lets UCX write out what this rank posted before the control plane says goodbye, so that a peer which has not
+     * yet taken this rank's last messages takes them before it hears of the close (it progresses before applying it).
+     */
+    private void flushBeforeGoodbye()
+    {
+        final CompletableFuture<Void> flushed = new CompletableFuture<>();
+        agent.submit(() -> agent.flushWorker(flushed));
+        try
+        {
+            flushed.get(Math.min(CLOSE_FLUSH_MS, config.operationTimeout().toMillis()), TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException | ExecutionException ex)
+        {
+            LOG.log(Level.DEBUG, () -> "spillway-rdma: rank " + rank() + " closes before UCX wrote out its last " +
+                "messages: " + ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Hands the control plane's losses and rejoins to the agent, which applies them in order. */
     private final class ControlEvents implements ControlPlane.Listener
     {
         @Override
         public void lost(final int rank, final int incarnation, final String reason)
         {
-            agent.submit(() -> agent.peerLost(rank, incarnation, reason));
+            agent.submit(() ->
+            {
+                agent.progressUntilIdle();
+                agent.peerLost(rank, incarnation, reason);
+            });
         }
 
         @Override

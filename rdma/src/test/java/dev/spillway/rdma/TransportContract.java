@@ -337,6 +337,31 @@ abstract class TransportContract
         assertEquals(7L, windows[1].buffer().getLong(64), "a failed CAS changed the word");
     }
 
+    /** What a rank leaving a collective last sent must not fail with its close: the peer may still wait for it. */
+    @Test
+    void messagesAPeerSentBeforeItClosedItsTransportAreReceived()
+    {
+        final Transport[] t = group(TIMEOUT);
+        final int messages = 200;
+        final List<CompletableFuture<Message>> waiting = new ArrayList<>();
+        final ByteBuffer[] into = new ByteBuffer[messages];
+        for (int i = 0; i < messages; i++)
+        {
+            into[i] = ByteBuffer.allocateDirect(4096);
+            waiting.add(t[0].receive(2, 6, into[i]));
+        }
+        for (int i = 0; i < messages; i++)
+        {
+            await(t[2].send(0, new Header(Header.NO_RANK, 6, i, 0, 0L), random(4096, i)));
+        }
+        lose(t, 2);
+        for (int i = 0; i < messages; i++)
+        {
+            assertEquals(i, await(waiting.get(i)).header().epoch(), "message " + i);
+            assertArrayEquals(bytes(random(4096, i), 0, 4096), bytes(into[i], 0, 4096), "message " + i);
+        }
+    }
+
     @Test
     void lostPeerFailsWaitingAndLaterOperationsNamingTheRank() throws Exception
     {
