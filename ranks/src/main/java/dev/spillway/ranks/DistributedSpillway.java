@@ -17,7 +17,12 @@ import dev.spillway.rdma.Transport;
 import java.io.IOException;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -49,6 +54,7 @@ public final class DistributedSpillway implements TaskRuntime
      */
     public static final int FIRST_DATA_TAG = 1 << 20;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
+    private static final long BARRIER_REPORT_SECONDS = 30;
 
     private final Transport transport;
     private final Spillway local;
@@ -69,6 +75,7 @@ public final class DistributedSpillway implements TaskRuntime
     private final PeerSessions sessions;
     private final Greetings greetings;
     private final RecoverySessions recovery;
+    private final RootBarriers rootBarriers;
     private volatile boolean closed;
     /** Barriers this rank passed. */
     private volatile long barriers;
@@ -131,11 +138,15 @@ public final class DistributedSpillway implements TaskRuntime
             () -> barriers, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         this.recovery = protocol.active() ? new RecoverySessions(transport, protocol, sessions, checkpoints,
             this::rollBack, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+        // Not stopped by close(): the checkpoints' last barriers come after it.
+        this.rootBarriers = protocol.active() ? new RootBarriers(transport, sessions, () -> loss.restart() != null,
+            why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();
             greetings.start();
             recovery.start();
+            rootBarriers.start();
         }
     }
 
@@ -300,9 +311,9 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /**
-     * Returns once every rank called it; fails naming a lost rank. With a message-logging protocol it first waits for
-     * every peer to be up and greeted, and a rank started again returns at once from a barrier the others passed
-     * without it.
+     * Returns once every rank called it; fails naming a lost rank. With a message-logging protocol it outlives a
+     * loss ({@link RootBarriers}): it first waits for every peer to be up and greeted, and a rank started again
+     * returns at once from a barrier the others passed without it.
      */
     public void barrier()
     {
@@ -313,14 +324,43 @@ public final class DistributedSpillway implements TaskRuntime
                 // Ends with the rank's stop for a restart too: a peer it waits for may then never greet it.
                 CompletableFuture.anyOf(sessions.ready(r), loss.future()).join();
             }
-            if (greetings.passedByPeers() > barriers)
+            if (greetings.passedByPeers() <= barriers)
             {
-                barriers++;
-                return;
+                awaitRelease(rootBarriers.arrive(barriers));
             }
+            barriers++;
+            return;
         }
         Collectives.barrier(transport, BARRIER_TAG);
         barriers++;
+    }
+
+    /** Waits for rank 0 to release the barrier, saying every {@link #BARRIER_REPORT_SECONDS} what it waits for. */
+    private void awaitRelease(final CompletableFuture<Void> released)
+    {
+        final CompletableFuture<Object> ends = CompletableFuture.anyOf(released, loss.future());
+        while (true)
+        {
+            try
+            {
+                ends.get(BARRIER_REPORT_SECONDS, TimeUnit.SECONDS);
+                return;
+            }
+            catch (final TimeoutException e)
+            {
+                System.err.println("spillway: rank " + rank + " waits at barrier " + barriers + " for " +
+                    rootBarriers.waitReason());
+            }
+            catch (final ExecutionException e)
+            {
+                throw e.getCause() instanceof RuntimeException r ? r : new CompletionException(e.getCause());
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new CancellationException("rank " + rank + ": interrupted at barrier " + barriers);
+            }
+        }
     }
 
     /** @return this rank's runtime, for its counters and settings. */
@@ -363,6 +403,21 @@ public final class DistributedSpillway implements TaskRuntime
             local.close();
             return;
         }
+        try
+        {
+            closeWithCheckpoints();
+        }
+        finally
+        {
+            if (rootBarriers != null)
+            {
+                rootBarriers.close();
+            }
+        }
+    }
+
+    private void closeWithCheckpoints()
+    {
         boolean complete = false;
         final boolean sawSuccess = awaitedAll;
         try
