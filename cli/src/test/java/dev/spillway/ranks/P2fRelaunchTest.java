@@ -41,8 +41,8 @@ class P2fRelaunchTest
     private static final Pattern STARTED = Pattern.compile("spillway launch: rank (\\d) pid (\\d+) incarnation");
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
         "--dram", "4m", "--checkpoint-every", "40", "--p2f");
-    /** Seeded random kills; CI runs 4, {@code -Dspillway.test.p2fRandomKills=20} more. */
-    private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.p2fRandomKills", 4);
+    /** Seeded random kills: 20 in CI, {@code -Dspillway.test.p2fRandomKills=N} for more. */
+    private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.p2fRandomKills", 20);
     private static String reference;
     private static JsonNode plain;
 

@@ -194,6 +194,19 @@ final class RootBarriers implements PeerListener
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
+    /** Not rank 0: rank 0 is lost, so no barrier waited for now is released. */
+    private void rootLost(final String reason)
+    {
+        final List<CompletableFuture<Void>> failed;
+        synchronized (this)
+        {
+            failed = new ArrayList<>(waiting.values());
+            waiting.clear();
+        }
+        failed.forEach(f -> f.completeExceptionally(new PeerFailedException(DistributedSpillway.ROOT, "barrier",
+            reason)));
+    }
+
     /** {@code barrier} is released. */
     private void released(final long barrier)
     {
@@ -213,7 +226,7 @@ final class RootBarriers implements PeerListener
     @Override
     public void onPeerEvent(final PeerEvent event)
     {
-        if (event.kind() != PeerEvent.Kind.LOST)
+        if (event.kind() != PeerEvent.Kind.LOST || closed)
         {
             return;
         }
@@ -221,14 +234,8 @@ final class RootBarriers implements PeerListener
         {
             if (event.rank() == DistributedSpillway.ROOT)
             {
-                final List<CompletableFuture<Void>> failed;
-                synchronized (this)
-                {
-                    failed = new ArrayList<>(waiting.values());
-                    waiting.clear();
-                }
-                failed.forEach(f -> f.completeExceptionally(new PeerFailedException(DistributedSpillway.ROOT,
-                    "barrier", event.reason())));
+                // On the executor, after a release rank 0 sent before it closed: its handler was queued first.
+                executor.execute(() -> rootLost(event.reason()));
             }
             return;
         }
