@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * One rank of a distributed task graph: every rank runs the same sequential-task-flow program, and each data object
@@ -140,7 +141,7 @@ public final class DistributedSpillway implements TaskRuntime
             this::rollBack, this::stopping, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         // Not stopped by close(): the checkpoints' last barriers come after it.
         this.rootBarriers = protocol.active() ? new RootBarriers(transport, sessions, () -> loss.restart() != null,
-            why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
+            () -> closed, why -> restartNeeded("rank " + rank + ": " + why, -1)) : null;
         if (acks != null)
         {
             acks.start();
@@ -322,11 +323,12 @@ public final class DistributedSpillway implements TaskRuntime
             for (int r = 0; r < ranks(); r++)
             {
                 // Ends with the rank's stop for a restart too: a peer it waits for may then never greet it.
-                CompletableFuture.anyOf(sessions.ready(r), loss.future()).join();
+                final int peer = r;
+                awaitBarrier(sessions.ready(r), () -> sessions.waitReason(peer));
             }
             if (greetings.passedByPeers() <= barriers)
             {
-                awaitRelease(rootBarriers.arrive(barriers));
+                awaitBarrier(rootBarriers.arrive(barriers), rootBarriers::waitReason);
             }
             barriers++;
             return;
@@ -335,10 +337,13 @@ public final class DistributedSpillway implements TaskRuntime
         barriers++;
     }
 
-    /** Waits for rank 0 to release the barrier, saying every {@link #BARRIER_REPORT_SECONDS} what it waits for. */
-    private void awaitRelease(final CompletableFuture<Void> released)
+    /**
+     * Waits for {@code step} of a barrier, or this rank's stop for a restart, saying every
+     * {@link #BARRIER_REPORT_SECONDS} what it waits for.
+     */
+    private void awaitBarrier(final CompletableFuture<Void> step, final Supplier<String> reason)
     {
-        final CompletableFuture<Object> ends = CompletableFuture.anyOf(released, loss.future());
+        final CompletableFuture<Object> ends = CompletableFuture.anyOf(step, loss.future());
         while (true)
         {
             try
@@ -349,7 +354,7 @@ public final class DistributedSpillway implements TaskRuntime
             catch (final TimeoutException e)
             {
                 System.err.println("spillway: rank " + rank + " waits at barrier " + barriers + " for " +
-                    rootBarriers.waitReason());
+                    reason.get());
             }
             catch (final ExecutionException e)
             {

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -42,17 +43,21 @@ final class RootBarriers implements PeerListener
     /** Under this: barriers released (counted by rank 0, heard by the others). */
     private long released;
 
+    private final BooleanSupplier noRecovery;
     private volatile boolean closed;
 
     /**
      * @param restarting true once this rank stops for a restart.
+     * @param noRecovery true once this rank's runtime closes: no recovery brings a lost rank back any more, so rank 0
+     *                   fails the barrier a lost rank has not arrived at.
      * @param failed told why the barriers cannot go on: the job must restart.
      */
     RootBarriers(final Transport transport, final PeerSessions sessions, final BooleanSupplier restarting,
-        final Consumer<String> failed)
+        final BooleanSupplier noRecovery, final Consumer<String> failed)
     {
         this.transport = transport;
         this.sessions = sessions;
+        this.noRecovery = noRecovery;
         this.executor = Executors.newSingleThreadExecutor(RankThreads.named(transport.rank(), "barriers"));
         this.messages = new CutMessages(transport, executor, () -> closed || restarting.getAsBoolean(), failed);
         this.messages.outliveLosses(sessions);
@@ -77,11 +82,12 @@ final class RootBarriers implements PeerListener
         transport.addPeerListener(this);
     }
 
+    /** Stops listening; releases already decided still go out. */
     void close()
     {
         closed = true;
         transport.removePeerListener(this);
-        executor.shutdownNow();
+        executor.shutdown();
     }
 
     /**
@@ -100,7 +106,7 @@ final class RootBarriers implements PeerListener
         if (transport.rank() == DistributedSpillway.ROOT)
         {
             final int self = transport.incarnation();
-            executor.execute(() -> arrived(DistributedSpillway.ROOT, self, barrier));
+            onExecutor(() -> arrived(DistributedSpillway.ROOT, self, barrier));
         }
         else
         {
@@ -158,7 +164,10 @@ final class RootBarriers implements PeerListener
         release();
     }
 
-    /** Rank 0, on the executor: releases every barrier every rank arrived at, once every peer is up and greeted. */
+    /**
+     * Rank 0, on the executor: releases every barrier every rank arrived at, once every peer is up and greeted; once
+     * no recovery runs, fails the barrier instead when a rank that has not arrived is lost.
+     */
     private void release()
     {
         while (true)
@@ -167,6 +176,15 @@ final class RootBarriers implements PeerListener
             synchronized (this)
             {
                 next = released;
+                for (int r = 0; r < arrived.length; r++)
+                {
+                    final String lost = arrived[r] <= next && r != transport.rank() ? transport.lostReason(r) : null;
+                    if (lost != null && noRecovery.getAsBoolean())
+                    {
+                        failWaits(new PeerFailedException(r, "barrier " + next + " while closing", lost));
+                        return;
+                    }
+                }
                 if (Arrays.stream(arrived).min().orElseThrow() <= next)
                 {
                     return;
@@ -178,8 +196,9 @@ final class RootBarriers implements PeerListener
                 ready.thenRunAsync(this::release, executor);
                 return;
             }
-            released(next);
+            // Sent before this rank's own wait ends: it may close its transport right after.
             messages.sendToOthers(RELEASED_TAG, next);
+            released(next);
         }
     }
 
@@ -194,8 +213,8 @@ final class RootBarriers implements PeerListener
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
-    /** Not rank 0: rank 0 is lost, so no barrier waited for now is released. */
-    private void rootLost(final String reason)
+    /** Fails every wait: no barrier waited for now will be released. */
+    private void failWaits(final PeerFailedException why)
     {
         final List<CompletableFuture<Void>> failed;
         synchronized (this)
@@ -203,8 +222,19 @@ final class RootBarriers implements PeerListener
             failed = new ArrayList<>(waiting.values());
             waiting.clear();
         }
-        failed.forEach(f -> f.completeExceptionally(new PeerFailedException(DistributedSpillway.ROOT, "barrier",
-            reason)));
+        failed.forEach(f -> f.completeExceptionally(why));
+    }
+
+    private void onExecutor(final Runnable step)
+    {
+        try
+        {
+            executor.execute(step);
+        }
+        catch (final RejectedExecutionException closing)
+        {
+            // Closed meanwhile: nothing waits for the step any more.
+        }
     }
 
     /** {@code barrier} is released. */
@@ -235,11 +265,12 @@ final class RootBarriers implements PeerListener
             if (event.rank() == DistributedSpillway.ROOT)
             {
                 // On the executor, after a release rank 0 sent before it closed: its handler was queued first.
-                executor.execute(() -> rootLost(event.reason()));
+                onExecutor(() -> failWaits(new PeerFailedException(DistributedSpillway.ROOT, "barrier",
+                    event.reason())));
             }
             return;
         }
-        executor.execute(() ->
+        onExecutor(() ->
         {
             synchronized (this)
             {
@@ -248,6 +279,7 @@ final class RootBarriers implements PeerListener
                     arrived[event.rank()] = Math.min(arrived[event.rank()], released);
                 }
             }
+            release();
         });
     }
 }

@@ -33,6 +33,7 @@ class RootBarriersTest
     private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     private PeerSessions[] sessions;
     private RootBarriers[] barriers;
+    private volatile boolean closing;
 
     @BeforeEach
     void start()
@@ -58,7 +59,7 @@ class RootBarriersTest
     {
         sessions[rank] = new PeerSessions(transport);
         transport.addPeerListener(sessions[rank]);
-        barriers[rank] = new RootBarriers(transport, sessions[rank], () -> false, failures::add);
+        barriers[rank] = new RootBarriers(transport, sessions[rank], () -> false, () -> closing, failures::add);
         barriers[rank].start();
         opened.add(barriers[rank]);
     }
@@ -115,6 +116,29 @@ class RootBarriersTest
         assertFalse(zero.isDone() || one.isDone() || two.isDone(), "released while rank 1 was not ready");
         sessions[0].markReady(1);
         passed(zero, one, two);
+    }
+
+    @Test
+    void rankZeroSendsItsReleaseBeforeItsOwnWaitEnds() throws Exception
+    {
+        final CompletableFuture<Void> one = barriers[1].arrive(0);
+        final CompletableFuture<Void> two = barriers[2].arrive(0);
+        until(() -> barriers[0].waitReason().startsWith("ranks [0] "), "rank 0 to count ranks 1 and 2");
+        // What a rank 0 does that closes its transport as soon as its last barrier passed.
+        final CompletableFuture<Void> zero = barriers[0].arrive(0).thenRun(() -> fabric.transport(0).close());
+        passed(zero, one, two);
+    }
+
+    @Test
+    void onceClosingRankZeroFailsTheBarrierALostRankHasNotArrivedAt()
+    {
+        closing = true;
+        barriers[1].arrive(0);
+        fabric.kill(2, "killed by the test");
+        final ExecutionException e = assertThrows(ExecutionException.class,
+            () -> barriers[0].arrive(0).get(LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertInstanceOf(PeerFailedException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("rank 2"), e.getCause().getMessage());
     }
 
     @Test
