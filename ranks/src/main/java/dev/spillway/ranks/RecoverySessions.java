@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -155,7 +156,7 @@ final class RecoverySessions implements PeerListener
             }
             return;
         }
-        coordinator.execute(() ->
+        onCoordinator(() ->
         {
             final long[] back = rollingBack.get(event.rank());
             if (event.kind() == PeerEvent.Kind.REJOINED)
@@ -453,6 +454,19 @@ final class RecoverySessions implements PeerListener
             });
     }
 
+    /** Runs {@code step} on the coordinator thread, unless this rank closed meanwhile (nothing waits for it then). */
+    private void onCoordinator(final Runnable step)
+    {
+        try
+        {
+            coordinator.execute(step);
+        }
+        catch (final RejectedExecutionException closed)
+        {
+            LOG.log(DEBUG, "spillway: rank " + rank + " closed its recovery sessions before a step ran");
+        }
+    }
+
     /** Copies a message out of the receive buffer and handles it on the coordinator thread. */
     private void listen(final int peer)
     {
@@ -461,7 +475,7 @@ final class RecoverySessions implements PeerListener
             {
                 final byte[] bytes = new byte[m.length()];
                 buffer.get(0, bytes);
-                coordinator.execute(() -> handle(peer, ByteBuffer.wrap(bytes)));
+                onCoordinator(() -> handle(peer, ByteBuffer.wrap(bytes)));
                 return true;
             });
     }
