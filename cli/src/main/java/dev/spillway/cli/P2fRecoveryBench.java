@@ -120,6 +120,7 @@ final class P2fRecoveryBench implements Callable<Integer>
             final List<Map<String, Object>> kills = new ArrayList<>();
             double rolledBack = 0;
             double lost = 0;
+            long reexecuted = 0;
             for (int victim = 0; victim < ranks; victim++)
             {
                 final long hit = Math.max(1, Math.round(at * plain.get("per_rank").get(victim).get("tasks").asLong()));
@@ -135,12 +136,19 @@ final class P2fRecoveryBench implements Callable<Integer>
                 final int back = rolledBack(r);
                 rolledBack += (double) back / ranks;
                 lost += wall - plainWall;
+                long redone = 0;
+                for (final JsonNode rank : r.get("per_rank"))
+                {
+                    redone += rank.get("reexecuted_tasks").asLong();
+                }
+                reexecuted += redone;
                 final Map<String, Object> row = new LinkedHashMap<>();
                 row.put("victim", victim);
                 row.put("at_task", hit);
                 row.put("ranks_rolled_back", back);
                 row.put("wall_s", wall);
                 row.put("lost_s", wall - plainWall);
+                row.put("reexecuted_tasks", redone);
                 kills.add(row);
                 System.out.printf(Locale.ROOT, "%-18s %7d %10d %10.2f %12.2f%n", name, victim, back, wall,
                     wall - plainWall);
@@ -150,17 +158,24 @@ final class P2fRecoveryBench implements Callable<Integer>
             summary.put("mean_rolled_back_share", rolledBack / ranks);
             summary.put("rolled_back_bound", (p + 1) / (2.0 * p));
             summary.put("mean_lost_s", lost / ranks);
+            summary.put("reexecuted_tasks", reexecuted);
             summary.put("kills", kills);
             out.put(name, summary);
             System.out.printf(Locale.ROOT, "%-18s %7s %9.1f%% %10.2f %12.2f %11.1f%%%n", name, "mean",
                 100 * rolledBack / ranks, plainWall, lost / ranks, 100 * (p + 1) / (2.0 * p));
         }
         final double global = ((Number) ((Map<?, ?>) out.get("global-restart")).get("mean_lost_s")).doubleValue();
+        final double globalRedone = Math.max(1, ((Number) ((Map<?, ?>) out.get("global-restart"))
+            .get("reexecuted_tasks")).doubleValue());
         for (final int p : clusters)
         {
             final Map<?, ?> row = (Map<?, ?>) out.get("p2f-" + p + "-clusters");
             System.out.printf(Locale.ROOT, "p2f, %d clusters: time lost to a kill %.3f of the global restart's%n", p,
                 ((Number) row.get("mean_lost_s")).doubleValue() / global);
+            final double redone = ((Number) row.get("reexecuted_tasks")).doubleValue() / globalRedone;
+            final double bound = ((Number) row.get("mean_rolled_back_share")).doubleValue() + 0.10;
+            System.out.printf(Locale.ROOT, "p2f, %d clusters: tasks re-executed %.3f of the global restart's " +
+                "(target: at most the mean share rolled back + 0.10 = %.3f)%n", p, redone, bound);
         }
         out.put("results_bit_identical", same);
         System.out.println(same ? "every run verified, with the same result checksum" :

@@ -35,13 +35,16 @@ import java.util.Map;
  * @param checkpoints   generations it committed (0 without checkpoints).
  * @param restoreS      time it spent finding and verifying the generation it resumed from.
  * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
+ * @param reexecutedTasks tasks its previous incarnation had done after that generation, by the progress it recorded
+ *                      once a second (0 when it ran on).
  * @param recoveryS     {@code restoreS + reexecuteS}: what starting again cost this rank (0 when it ran on).
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  * @param stats         its runtime's counters.
  */
 record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredIndex, double timeS, long tasks,
     long bytesRead, long bytesWritten, long sends, long bytesSent, long receives, long bytesReceived, int checkpoints,
-    double restoreS, double reexecuteS, double recoveryS, RankProtocol.Figures p2f, RunStats stats)
+    double restoreS, double reexecuteS, long reexecutedTasks, double recoveryS, RankProtocol.Figures p2f,
+    RunStats stats)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -52,7 +55,8 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
     {
         return new RankFigures(s.rank(), incarnation, incarnation > 0, restoredIndex, r.timeSeconds(), s.tasksHere(),
             r.bytesRead(), r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
-            c.restoreSeconds(), c.reexecuteSeconds(), c.restoreSeconds() + c.reexecuteSeconds(), p2f, stats);
+            c.restoreSeconds(), c.reexecuteSeconds(), c.reexecutedTasks(), c.restoreSeconds() + c.reexecuteSeconds(), p2f,
+            stats);
     }
 
     /** @return every rank's figures, in rank order; a collective. */

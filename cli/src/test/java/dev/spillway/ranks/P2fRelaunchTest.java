@@ -99,6 +99,7 @@ class P2fRelaunchTest
         assertEquals(0, perRank.get(0).get("incarnation").asInt(), perRank.toString());
         assertFalse(perRank.get(0).get("rolled_back").asBoolean(), perRank.toString());
         assertEquals(-1, perRank.get(0).get("p2f").get("restored_epoch").asInt(), perRank.toString());
+        assertEquals(0, perRank.get(0).get("reexecuted_tasks").asLong(), "rank 0 ran on\n" + perRank);
         // Each rank the line sent back resumed from the very cut the line named.
         for (int r = 1; r < 4; r++)
         {
