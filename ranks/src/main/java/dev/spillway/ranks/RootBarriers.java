@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -39,7 +40,7 @@ final class RootBarriers implements PeerListener
     /** Rank 0, under this: the incarnation each count of {@link #arrived} is from. */
     private final int[] arrivedAs;
     /** Under this: waits on barriers not yet released, by barrier. */
-    private final Map<Long, CompletableFuture<Void>> waiting = new TreeMap<>();
+    private final NavigableMap<Long, CompletableFuture<Void>> waiting = new TreeMap<>();
     /** Under this: barriers released (counted by rank 0, heard by the others). */
     private long released;
 
@@ -244,7 +245,9 @@ final class RootBarriers implements PeerListener
         synchronized (this)
         {
             released = Math.max(released, barrier + 1);
-            waiting.entrySet().removeIf(e -> e.getKey() < released && passed.add(e.getValue()));
+            final Map<Long, CompletableFuture<Void>> due = waiting.headMap(released);
+            passed.addAll(due.values());
+            due.clear();
         }
         passed.forEach(f -> f.complete(null));
     }

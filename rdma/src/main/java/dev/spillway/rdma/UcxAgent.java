@@ -38,7 +38,8 @@ final class UcxAgent implements Agent
     private static final int INTERNAL_RECEIVES_PER_TYPE = 8;
     private static final int COMMANDS_PER_CYCLE = 256;
     private static final long SCAN_NANOS = 1_000_000L;
-    private static final long MAX_CLOSE_NANOS = 2_000_000_000L;
+    /** The longest a close waits for UCX (its endpoints, or its last messages). */
+    static final long MAX_CLOSE_NANOS = 2_000_000_000L;
     private static final long CLOSE_WAIT_PARK_NANOS = 100_000L;
 
     private final TransportConfig config;
@@ -135,11 +136,7 @@ final class UcxAgent implements Agent
             command.run();
             work++;
         }
-        int events;
-        while ((events = worker.progress()) > 0)
-        {
-            work += events;
-        }
+        work += progressAll();
         final long now = System.nanoTime();
         if (now - nextScan >= 0)
         {
@@ -269,15 +266,27 @@ final class UcxAgent implements Agent
     {
         try
         {
-            while (worker != null && worker.progress() > 0)
+            if (worker != null)
             {
-                Thread.onSpinWait();
+                progressAll();
             }
         }
         catch (final Exception ex)
         {
             LOG.log(Level.WARNING, "spillway-rdma: rank " + rank + " progress before a loss: " + ex);
         }
+    }
+
+    /** @return the events of progressing the worker until it has nothing more to do. */
+    private int progressAll() throws Exception
+    {
+        int work = 0;
+        int events;
+        while ((events = worker.progress()) > 0)
+        {
+            work += events;
+        }
+        return work;
     }
 
     /** Completes {@code done} once UCX wrote out everything this rank posted so far (or failed to). */

@@ -52,7 +52,6 @@ import java.util.concurrent.TimeoutException;
 public final class UcxTransport implements Transport
 {
     private static final System.Logger LOG = System.getLogger(UcxTransport.class.getName());
-    private static final long CLOSE_FLUSH_MS = 2_000;
 
     private final TransportConfig config;
     private final UcxAgent agent;
@@ -337,7 +336,7 @@ public final class UcxTransport implements Transport
         agent.submit(() -> agent.flushWorker(flushed));
         try
         {
-            flushed.get(Math.min(CLOSE_FLUSH_MS, config.operationTimeout().toMillis()), TimeUnit.MILLISECONDS);
+            flushed.get(Math.min(UcxAgent.MAX_CLOSE_NANOS, config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
         }
         catch (final TimeoutException | ExecutionException ex)
         {
