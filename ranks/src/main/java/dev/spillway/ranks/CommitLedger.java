@@ -83,6 +83,26 @@ final class CommitLedger
         return Long.MIN_VALUE;
     }
 
+    /** @return which ranks committed the oldest cut not yet global, and which did not, for wait reports. */
+    String describe()
+    {
+        final Map.Entry<Long, int[]> oldest = commits.firstEntry();
+        if (oldest == null)
+        {
+            return "no commit notice above the global cut is pending";
+        }
+        final StringBuilder missing = new StringBuilder();
+        final int[] row = oldest.getValue();
+        for (int r = 0; r < row.length; r++)
+        {
+            if (row[r] == NONE)
+            {
+                missing.append(missing.length() == 0 ? "" : ", ").append(r);
+            }
+        }
+        return "the cut at " + oldest.getKey() + " waits for the commit notices of rank(s) " + missing;
+    }
+
     private int[] newRow()
     {
         final int[] row = new int[staleUpTo.length];

@@ -73,6 +73,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private CommitLedger commits;
     /** Rank 0: whether a recovery holds the global record still. */
     private volatile BooleanSupplier recordingHeld = () -> false;
+    /** Rank 0: what its record waits for, refreshed on the executor, for wait reports. */
+    private volatile String recordWait = "";
     /** Rank 0: {@link #sentBack} calls not yet applied on the executor; the record waits for them. */
     private final AtomicInteger pendingSendBacks = new AtomicInteger();
     private GlobalCommitRecord record;
@@ -365,6 +367,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     }
 
     @Override
+    public String beginWait(final long globalIndex)
+    {
+        return "rank 0 to record the global commit of the cut at index " + lastLocalCommitted + ", which this rank " +
+            "committed (the newest global commit it knows of is the cut at " + globallyCommitted + ")" +
+            (commits == null ? "" : "; rank 0's record: " + recordWait);
+    }
+
+    @Override
     public boolean mayCommit(final Cut cut)
     {
         return !cut.global() || protocol.mayCommit(cut.globalIndex());
@@ -521,6 +531,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         if (rank != DistributedSpillway.ROOT && transport.lostReason(rank) != null ||
             !commits.committed(rank, incarnation, index))
         {
+            recordWait = commits.describe() + "; it ignored the notice of rank " + rank + "'s incarnation " +
+                incarnation + " for the cut at " + index + " (lost, or sent back by a recovery line)";
             LOG.log(DEBUG, "spillway: rank 0 ignores the commit of the cut at global index " + index + " by rank " +
                 rank + "'s incarnation " + incarnation + ", lost or sent back by a recovery");
             return;
@@ -533,9 +545,11 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     {
         if (recordingHeld.getAsBoolean() || pendingSendBacks.get() > 0)
         {
+            recordWait = "held by a recovery until every rank it sends back rejoined; " + commits.describe();
             return;
         }
         final long index = commits.takeNewestComplete();
+        recordWait = commits.describe();
         if (index <= globallyCommitted)
         {
             return;

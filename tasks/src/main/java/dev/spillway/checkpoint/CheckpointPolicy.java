@@ -30,6 +30,12 @@ public interface CheckpointPolicy
         return true;
     }
 
+    /** @return why the cut at {@code globalIndex} may not begin yet, for wait reports; only while it may not. */
+    default String beginWait(final long globalIndex)
+    {
+        return "the checkpoint policy";
+    }
+
     /**
      * Whether the generation of {@code cut}, every save written and every task before it finished, may commit now;
      * polled until it may. A rank's message-logging protocol keeps it open until every transfer sent before the cut

@@ -69,6 +69,8 @@ final class Checkpointer
     private volatile boolean stopped;
     private long userFinished;
     private long nextProgress;
+    /** The global index of the requested cut that could not begin at the last try, or -1; for wait reports. */
+    private volatile long cutNotBegun = -1;
 
     Checkpointer(final Engine engine, final CheckpointStore store, final CheckpointPolicy policy,
         final CheckpointMode mode, final double share, final BufferPool pool, final Collection<DataRef> objects,
@@ -146,8 +148,10 @@ final class Checkpointer
         final CutRequest r = requests.peekFirst();
         if (generation.inFlight() || !policy.mayBegin(r.globalIndex()))
         {
+            cutNotBegun = r.globalIndex();
             return;
         }
+        cutNotBegun = -1;
         requests.removeFirst();
         final Cut c = new Cut(store.nextGeneration(), r.frontier(), r.globalIndex(), store.incarnation(),
             r.programHash());
@@ -242,7 +246,8 @@ final class Checkpointer
             awaitingCut.add(t);
             held(t, "held at the checkpoint cut requested before it (global index " +
                 requests.peekFirst().globalIndex() + "), which begins once the previous generation is written " +
-                "and the policy allows (on ranks: once every rank committed the previous global cut)");
+                "and the policy allows (on ranks: once every rank committed the previous global cut); see the " +
+                "checkpoint line below");
             return true;
         }
         if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
@@ -409,11 +414,21 @@ final class Checkpointer
         return policy.sections(cut);
     }
 
-    /** @return why the generation in flight waits for the policy, or null when it does not. */
-    String commitWait()
+    /**
+     * Any thread, for wait reports (racy reads of the IO thread's state): why the generation in flight has not
+     * committed, or why a requested cut has not begun, or null when neither waits.
+     */
+    String checkpointWait()
     {
-        return generation.gated() ? "checkpoint generation " + generation.number() + " waits for " +
-            policy.commitWait(generation.cut()) : null;
+        final long notBegun = cutNotBegun;
+        final String inFlight = generation.waitReason(policy);
+        if (inFlight != null)
+        {
+            return inFlight + (notBegun < 0 ? "" : "; the cut requested at global index " + notBegun +
+                " begins after it");
+        }
+        return notBegun < 0 ? null : "the checkpoint cut requested at global index " + notBegun + " waits for " +
+            policy.beginWait(notBegun);
     }
 
     /** IO thread: the generation of {@code cut} committed: held-back tasks may go. */

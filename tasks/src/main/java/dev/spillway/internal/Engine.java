@@ -137,7 +137,7 @@ public final class Engine
         agent = new IoAgent(this, poller, ready, live, counters, samples);
         quiescence = new Quiescence(() -> finished(agent, workers));
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
-            this::commitWait, failures::describe);
+            this::checkpointWait, failures::describe);
         totals = new Totals(counters, workers, agent, budget, store.name());
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);
@@ -159,9 +159,9 @@ public final class Engine
         threads = new AgentThreads(agent, ioIdle, workers, ready, fatal::agentFailed);
     }
 
-    private String commitWait()
+    private String checkpointWait()
     {
-        return checkpointer == null ? null : checkpointer.commitWait();
+        return checkpointer == null ? null : checkpointer.checkpointWait();
     }
 
     /** Declares a data object. */

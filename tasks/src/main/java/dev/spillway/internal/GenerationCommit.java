@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import dev.spillway.checkpoint.CheckpointCost;
+import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.checkpoint.CheckpointStore;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
@@ -259,6 +260,21 @@ final class GenerationCommit
     boolean gated()
     {
         return writer != null && gated;
+    }
+
+    /**
+     * Any thread, for wait reports (racy reads): what the generation in flight waits for, or null when none is.
+     */
+    String waitReason(final CheckpointPolicy policy)
+    {
+        final GenerationWriter w = writer;
+        if (w == null)
+        {
+            return null;
+        }
+        return "checkpoint generation " + w.cut().generation() + " waits for " + (gated ? policy.commitWait(w.cut()) :
+            savesLeft + " save(s) to be written and " + beforeCutLeft + " task(s) before its cut to finish") +
+            (w.cut().global() ? " (its cut is at global index " + w.cut().globalIndex() + ")" : "");
     }
 
     /** @return the cut of the generation in flight; only while one is. */

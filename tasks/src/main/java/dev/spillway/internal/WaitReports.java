@@ -20,19 +20,19 @@ final class WaitReports
     private final IoOrder order;
     private final int workers;
     private final Quiescence quiescence;
-    private final Supplier<String> commitWait;
+    private final Supplier<String> checkpointWait;
     private final Supplier<String> failures;
 
     /**
-     * @param commitWait why a checkpoint generation waits to commit, or null when none does.
+     * @param checkpointWait why a checkpoint generation waits to commit or a requested cut to begin, or null.
      * @param failures   the failures not yet reported, or null when there are none.
      */
     WaitReports(final IoAgent agent, final LiveTasks live, final DramBudget budget, final IoOrder order,
-        final int workers, final Quiescence quiescence, final Supplier<String> commitWait,
+        final int workers, final Quiescence quiescence, final Supplier<String> checkpointWait,
         final Supplier<String> failures)
     {
         this.failures = failures;
-        this.commitWait = commitWait;
+        this.checkpointWait = checkpointWait;
         this.agent = agent;
         this.live = live;
         this.budget = budget;
@@ -45,7 +45,7 @@ final class WaitReports
     String describeWaits(final int limit)
     {
         final long withoutData = quiescence.incomplete() - live.size();
-        final String commit = commitWait.get();
+        final String commit = checkpointWait.get();
         final String failed = failures.get();
         return live.describe(limit) + (withoutData > 0 ? "  " + withoutData +
             " task(s) without data: queued for or running on a worker\n" : "") + (commit == null ? "" : "  " + commit +

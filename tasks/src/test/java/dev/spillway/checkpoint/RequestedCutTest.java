@@ -96,6 +96,12 @@ class RequestedCutTest
         }
 
         @Override
+        public String beginWait(final long globalIndex)
+        {
+            return "the test's gate to open at " + globalIndex;
+        }
+
+        @Override
         public boolean mayBegin(final long globalIndex)
         {
             asked++;
@@ -162,6 +168,8 @@ class RequestedCutTest
             }
             assertFalse(after.stream().anyMatch(TaskHandle::isDone), "a task after the cut ran before it began");
             assertEquals(0, store.generations());
+            Await.until("the wait report to say why the cut has not begun", () -> sw.describeWaits(10).contains(
+                "the checkpoint cut requested at global index 100 waits for the test's gate to open at 100"), sw);
             gate.open = true;
             sw.awaitAll();
             assertTrue(gate.asked > 0);

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -66,6 +67,11 @@ public final class P2fProtocol implements RankProtocol
     private final long[] heldByPeer;
     private final List<NavigableMap<Long, Integer>> peerEpochs = new ArrayList<>();
     /**
+     * Per peer that greeted this rank: the transfers it holds past {@link #heldByPeer}, landed ahead of an earlier one
+     * that it still waits for. It acknowledges them once that one came; they are never sent again.
+     */
+    private final List<TreeSet<Long>> heldAheadByPeer = new ArrayList<>();
+    /**
      * Payloads captured at their send, by log tag, with the epoch they were received in once acknowledged: what this
      * rank sends again to a rank that rolled back. Held in the heap until the global watermark drops them.
      */
@@ -105,6 +111,7 @@ public final class P2fProtocol implements RankProtocol
             done.add(new TreeSet<>());
             resent.add(new TreeSet<>());
             peerEpochs.add(new TreeMap<>());
+            heldAheadByPeer.add(new TreeSet<>());
         }
     }
 
@@ -330,23 +337,31 @@ public final class P2fProtocol implements RankProtocol
         return resumed;
     }
 
-    /** The hello: the last transfer accepted from {@code peer}, and the epochs they were received in. */
+    /**
+     * The hello: the last transfer accepted from {@code peer} and the epochs they were received in, then the transfers
+     * that landed ahead of one not yet come (this rank posts no receive for them again).
+     */
     @Override
     public synchronized byte[] hello(final int peer)
     {
         final long last = p2f.lastAccepted(peer);
         final NavigableMap<Long, Integer> epochs = p2f.receptionEpochs(peer).headMap(last, true);
-        final ByteBuffer b = ByteBuffer.allocate(Long.BYTES + Integer.BYTES + epochs.size() * (Long.BYTES +
-            Integer.BYTES));
+        final Set<Long> ahead = early.get(peer).keySet();
+        final ByteBuffer b = ByteBuffer.allocate(Long.BYTES + 2 * Integer.BYTES + epochs.size() * (Long.BYTES +
+            Integer.BYTES) + ahead.size() * Long.BYTES);
         b.putLong(last).putInt(epochs.size());
         epochs.forEach((ssn, epoch) -> b.putLong(ssn).putInt(epoch));
+        b.putInt(ahead.size());
+        ahead.forEach(b::putLong);
         return b.array();
     }
 
     /**
      * The transfers the peer holds are acknowledged with their original epochs (erratum #7) and never sent again;
      * those it lost are sent again: the logged ones, and those sent but not acknowledged, all of which were captured
-     * at their send (a survivor's transfers to a rank that rolled back go to a higher cluster).
+     * at their send (a survivor's transfers to a rank that rolled back go to a higher cluster). Those it holds ahead
+     * of one it lost are neither: it acknowledges them once that one came, and a transfer sent to it again would find
+     * no receive (its rendezvous would wait for ever).
      */
     @Override
     public synchronized List<Replay> greeted(final int peer, final byte[] hello)
@@ -358,6 +373,12 @@ public final class P2fProtocol implements RankProtocol
         {
             epochs.put(b.getLong(), b.getInt());
         }
+        final TreeSet<Long> ahead = heldAheadByPeer.get(peer);
+        ahead.clear();
+        for (int i = b.getInt(); i > 0; i--)
+        {
+            ahead.add(b.getLong());
+        }
         heldByPeer[peer] = last;
         peerEpochs.set(peer, epochs);
         p2f.suppressUpTo(peer, last);
@@ -368,7 +389,8 @@ public final class P2fProtocol implements RankProtocol
         final List<Replay> replays = new ArrayList<>();
         for (final dev.spillway.resilience.p2f.Replay<LoggedTransfer> r : p2f.replaysTo(peer, last))
         {
-            if (r.from() == dev.spillway.resilience.p2f.Replay.From.NON_ACK && !done.get(peer).contains(r.ssn()))
+            if (ahead.contains(r.ssn()) ||
+                r.from() == dev.spillway.resilience.p2f.Replay.From.NON_ACK && !done.get(peer).contains(r.ssn()))
             {
                 continue;
             }
@@ -397,7 +419,7 @@ public final class P2fProtocol implements RankProtocol
     @Override
     public synchronized boolean suppressed(final int target, final long ssn)
     {
-        final boolean held = ssn <= heldByPeer[target];
+        final boolean held = ssn <= heldByPeer[target] || heldAheadByPeer.get(target).contains(ssn);
         suppressedSends += held ? 1 : 0;
         return held;
     }
