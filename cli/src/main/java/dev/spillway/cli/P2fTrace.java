@@ -10,15 +10,20 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code run --trace-p2f DIR} on ranks: rank R writes {@code DIR/rank-R.jsonl}, one JSON object per line, in
- * submission order: a header {@code {"rank","ranks"}}, then every transfer half
+ * {@code run --trace-p2f DIR} on ranks: rank R writes {@code DIR/rank-R.jsonl}, one JSON object per line: a header
+ * {@code {"rank","ranks","incarnation"}}, then in submission order every transfer half
  * {@code {"half":"send"|"receive","source","target","object","version","global_index","seq"}} and every cut
  * {@code {"cut":global_index}}: the transfers and the cut history the past-to-future analysis needs, taken from a
- * real run (they match {@code bench p2f-schedule}'s schedule for the same kernel exactly).
+ * real run (they match {@code bench p2f-schedule}'s schedule for the same kernel exactly). With the protocol on, in
+ * the order the protocol sees them, also every send posted {@code {"posted":target,"object","version"}}, every cut
+ * committed {@code {"committed":global_index}} and every recovery report given {@code {"reported":session}}: what an
+ * offline recovery line needs. A rank started again appends to its file, after a header of its own (an empty line
+ * first: a killed incarnation may have left its last line half written).
  */
 final class P2fTrace implements DistributedSpillway.Recorder, Closeable
 {
@@ -26,11 +31,18 @@ final class P2fTrace implements DistributedSpillway.Recorder, Closeable
 
     private final BufferedWriter out;
 
-    P2fTrace(final Path dir, final int rank, final int ranks) throws IOException
+    P2fTrace(final Path dir, final int rank, final int ranks, final int incarnation) throws IOException
     {
         Files.createDirectories(dir);
-        this.out = Files.newBufferedWriter(file(dir, rank), StandardCharsets.UTF_8);
-        line(Map.of("rank", rank, "ranks", ranks));
+        this.out = incarnation == 0 ? Files.newBufferedWriter(file(dir, rank), StandardCharsets.UTF_8) :
+            Files.newBufferedWriter(file(dir, rank), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        if (incarnation > 0)
+        {
+            // Ends a line a killed incarnation may have left half written.
+            out.newLine();
+        }
+        line(Map.of("rank", rank, "ranks", ranks, "incarnation", incarnation));
     }
 
     static Path file(final Path dir, final int rank)
@@ -64,7 +76,29 @@ final class P2fTrace implements DistributedSpillway.Recorder, Closeable
         line(Map.of("cut", globalIndex));
     }
 
-    private void line(final Map<String, Object> value)
+    @Override
+    public void posted(final int target, final String object, final int version)
+    {
+        final Map<String, Object> posted = new LinkedHashMap<>();
+        posted.put("posted", target);
+        posted.put("object", object);
+        posted.put("version", version);
+        line(posted);
+    }
+
+    @Override
+    public void committed(final long globalIndex)
+    {
+        line(Map.of("committed", globalIndex));
+    }
+
+    @Override
+    public void reported(final long session)
+    {
+        line(Map.of("reported", session));
+    }
+
+    private synchronized void line(final Map<String, Object> value)
     {
         try
         {
@@ -78,7 +112,7 @@ final class P2fTrace implements DistributedSpillway.Recorder, Closeable
     }
 
     @Override
-    public void close() throws IOException
+    public synchronized void close() throws IOException
     {
         out.close();
     }

@@ -53,7 +53,8 @@ final class RankRun
         final RankFigures figures;
         final CheckpointReport report;
         final DistributedSpillway runtime = new DistributedSpillway(transport, config, protocol);
-        try (P2fTrace trace = traceDir == null ? null : new P2fTrace(traceDir, transport.rank(), transport.size()))
+        try (P2fTrace trace = traceDir == null ? null : new P2fTrace(traceDir, transport.rank(), transport.size(),
+            transport.incarnation()))
         {
             if (trace != null)
             {

@@ -147,13 +147,15 @@ final class RunCommand implements Callable<Integer>
 
     @Option(names = "--trace-p2f", paramLabel = "DIR", description = "On ranks: rank R writes DIR/rank-R.jsonl, " +
         "every transfer half (source, target, object, version, global index, local sequence) and every cut, in " +
-        "submission order, for the past-to-future analysis.")
+        "submission order, for the past-to-future analysis; with --p2f also every send posted, cut committed and " +
+        "recovery report given, for an offline recovery line. A rank started again appends.")
     private Path traceP2f;
 
     @Option(names = "--p2f", description = "On ranks, with --checkpoint-dir and --checkpoint-every N: past-to-future " +
         "message logging (seed 001). Every rank cuts at global indices N, 2N, ..., clusters start two epochs " +
         "apart, and a transfer from a lower cluster to a higher one is logged by its sender; a cut commits only " +
-        "once its transfers are acknowledged. Recovery still restarts every rank from the global checkpoint.")
+        "once its transfers are acknowledged. Under launch, a lost rank starts again alone and only the ranks rank 0's " +
+        "recovery line names roll back; the others run on.")
     private boolean p2f;
 
     @Option(names = "--clusters", paramLabel = "P", defaultValue = "2", description = "With --p2f: contiguous " +

@@ -96,6 +96,10 @@ class P2fTraceTest
                 {
                     cuts.add(node.get("cut").asLong());
                 }
+                else if (!node.has("half"))
+                {
+                    continue;
+                }
                 else if (node.get("half").asText().equals("send"))
                 {
                     sends.put(node.get("global_index").asLong() + " " + node.get("object").asText(), node);

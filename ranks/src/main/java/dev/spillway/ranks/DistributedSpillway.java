@@ -575,6 +575,7 @@ public final class DistributedSpillway implements TaskRuntime
         {
             cuts.recorder = r;
         }
+        protocol.record(r);
     }
 
     /**
@@ -592,5 +593,20 @@ public final class DistributedSpillway implements TaskRuntime
 
         /** A cut requested at {@code globalIndex}, between the local tasks submitted so far and the next. */
         void cut(long globalIndex);
+
+        /** The message-logging protocol: this rank posted its send of {@code version} of {@code object}. */
+        default void posted(final int target, final String object, final int version)
+        {
+        }
+
+        /** The message-logging protocol: this rank committed its generation of the cut at {@code globalIndex}. */
+        default void committed(final long globalIndex)
+        {
+        }
+
+        /** The message-logging protocol: this rank gave its recovery report for {@code session}. */
+        default void reported(final long session)
+        {
+        }
     }
 }

@@ -157,11 +157,20 @@ public interface RankProtocol
      * A recovery session asks this rank, which runs on, what the recovery line needs: its dependencies and the
      * generations it can restart from. Called with no send being posted.
      *
+     * @param session the recovery session that asks.
      * @return the report, for {@link #recoveryLine} on rank 0.
      */
-    default byte[] recoveryReport()
+    default byte[] recoveryReport(final long session)
     {
         return new byte[0];
+    }
+
+    /**
+     * From now on {@code recorder} hears, in the order the protocol sees them, of the sends this rank posts, the cuts
+     * it commits and the recovery reports it gives: what an offline recovery line needs.
+     */
+    default void record(final DistributedSpillway.Recorder recorder)
+    {
     }
 
     /**

@@ -269,7 +269,7 @@ final class RecoverySessions implements PeerListener
         System.err.println("spillway: rank 0: recovery session " + session + ": rank(s) " + restoring.keySet() +
             " restart from their checkpoints; asking rank(s) " + participants + " for their dependencies");
         sessions.hold(holdReason(session));
-        reports.put(rank, reportHolding());
+        reports.put(rank, reportHolding(session));
         for (final int r : participants)
         {
             send(r, ByteBuffer.allocate(12).putInt(OPEN).putLong(session).array());
@@ -283,20 +283,20 @@ final class RecoverySessions implements PeerListener
     }
 
     /** This rank's report, taken while no send is being posted. */
-    private byte[] reportHolding()
+    private byte[] reportHolding(final long id)
     {
-        return reportUnderLocks(0);
+        return reportUnderLocks(id, 0);
     }
 
-    private byte[] reportUnderLocks(final int peer)
+    private byte[] reportUnderLocks(final long id, final int peer)
     {
         if (peer == transport.size())
         {
-            return protocol.recoveryReport();
+            return protocol.recoveryReport(id);
         }
         synchronized (sessions.posting(peer))
         {
-            return reportUnderLocks(peer + 1);
+            return reportUnderLocks(id, peer + 1);
         }
     }
 
@@ -431,7 +431,7 @@ final class RecoverySessions implements PeerListener
             latestOpen = Math.max(latestOpen, id);
             sessions.hold(holdReason(id));
         }
-        final byte[] report = reportHolding();
+        final byte[] report = reportHolding(id);
         send(DistributedSpillway.ROOT, ByteBuffer.allocate(16 + report.length).putInt(REPORT).putLong(id)
             .putInt(report.length).put(report).array());
     }

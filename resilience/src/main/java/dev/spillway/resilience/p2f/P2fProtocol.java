@@ -1,5 +1,6 @@
 package dev.spillway.resilience.p2f;
 
+import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.RankProtocol;
 
 import java.nio.ByteBuffer;
@@ -76,6 +77,7 @@ public final class P2fProtocol implements RankProtocol
      * rank sends again to a rank that rolled back. Held in the heap until the global watermark drops them.
      */
     private final Map<String, Held> held = new HashMap<>();
+    private DistributedSpillway.Recorder recorder;
 
     private static final class Held
     {
@@ -291,8 +293,12 @@ public final class P2fProtocol implements RankProtocol
      * the epoch the aligned cuts say their receiver takes them in), and its committed floors.
      */
     @Override
-    public synchronized byte[] recoveryReport()
+    public synchronized byte[] recoveryReport(final long session)
     {
+        if (recorder != null)
+        {
+            recorder.reported(session);
+        }
         final SentPerEpoch.Builder depends = SentPerEpoch.builder();
         p2f.dependencies().forEach(depends::add);
         for (int target = 0; target < done.size(); target++)
@@ -322,13 +328,17 @@ public final class P2fProtocol implements RankProtocol
             }
             decoded.put(r, report);
         });
-        return new RecoveryCoordinator(plan, nextReceive.length).widenedLine(restoring, decoded);
+        return new RecoveryCoordinator(plan, nextReceive.length).line(restoring, decoded);
     }
 
     @Override
     public synchronized void cutCommitted(final long globalIndex)
     {
         committedEpochs.add(plan.epochAfterCut(rank, globalIndex));
+        if (recorder != null)
+        {
+            recorder.committed(globalIndex);
+        }
     }
 
     @Override
@@ -427,10 +437,21 @@ public final class P2fProtocol implements RankProtocol
     @Override
     public synchronized void posting(final int target, final long ssn)
     {
-        if (p2f.awaiting(target, ssn) != null)
+        final LoggedTransfer sent = p2f.awaiting(target, ssn);
+        if (sent != null)
         {
             done.get(target).add(ssn);
+            if (recorder != null)
+            {
+                recorder.posted(target, sent.tag(), sent.version());
+            }
         }
+    }
+
+    @Override
+    public synchronized void record(final DistributedSpillway.Recorder recorder)
+    {
+        this.recorder = recorder;
     }
 
     @Override

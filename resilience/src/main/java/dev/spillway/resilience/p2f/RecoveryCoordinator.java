@@ -72,31 +72,6 @@ public final class RecoveryCoordinator
         return cuts(epochs);
     }
 
-    /**
-     * The line the engine applies for now: {@link #line}, widened so that every rank of a cluster at or above the
-     * lowest lost rank's rolls back too, to the oldest cut a lost rank restores. The fixpoint alone once let rank 3
-     * of four one-rank clusters run on after rank 1's loss, and that run hung (ranks 1 and 2 each waited for the data
-     * of a transfer from rank 3 whose notice had come). Until that is understood, the engine rolls back at least the
-     * ranks of the cluster rule.
-     *
-     * @return per rank, the global index of the cut to restart from (-1: the start), or
-     *         {@link RankProtocol#KEEPS_RUNNING}.
-     */
-    public long[] widenedLine(final Map<Integer, Long> restoring, final Map<Integer, RecoveryReport> reports)
-    {
-        final long[] line = line(restoring, reports);
-        final int lowest = restoring.keySet().stream().mapToInt(plan::cluster).min().orElse(Integer.MAX_VALUE);
-        final long oldest = restoring.values().stream().mapToLong(Long::longValue).min().orElse(-1);
-        for (int r = 0; r < ranks; r++)
-        {
-            if (line[r] == RankProtocol.KEEPS_RUNNING && plan.cluster(r) >= lowest)
-            {
-                line[r] = oldest;
-            }
-        }
-        return line;
-    }
-
     private long[] cuts(final int[] epochs)
     {
         final long[] line = new long[ranks];

@@ -654,6 +654,12 @@ class P2fEngineTest
         }
 
         @Override
+        public void record(final DistributedSpillway.Recorder recorder)
+        {
+            delegate.record(recorder);
+        }
+
+        @Override
         public void cut(final long globalIndex)
         {
             delegate.cut(globalIndex);
@@ -720,9 +726,9 @@ class P2fEngineTest
         }
 
         @Override
-        public byte[] recoveryReport()
+        public byte[] recoveryReport(final long session)
         {
-            return delegate.recoveryReport();
+            return delegate.recoveryReport(session);
         }
 
         @Override

@@ -47,19 +47,6 @@ class RecoveryCoordinatorTest
     }
 
     @Test
-    void theEngineWidensTheLineToTheClusterRule()
-    {
-        final Map<Integer, RecoveryReport> reports = Map.of(
-            0, report(0, SentPerEpoch.none(), epoch(0, -1), epoch(0, 20)),
-            2, report(2, SentPerEpoch.none(), epoch(2, -1), epoch(2, 20), epoch(2, 30)),
-            3, report(3, SentPerEpoch.builder().add(1, epoch(3, 30), epoch(1, 20)).build(), epoch(3, -1),
-                epoch(3, 20), epoch(3, 30)));
-        assertArrayEquals(new long[] {K, 20, K, 30}, coordinator.line(Map.of(1, 20L), reports));
-        assertArrayEquals(new long[] {K, 20, 20, 30}, coordinator.widenedLine(Map.of(1, 20L), reports),
-            "rank 2 is above the lost rank's cluster: it rolls back to the lost rank's cut; rank 3 keeps its own");
-    }
-
-    @Test
     void theLinePropagatesAndRoundsDownToCommittedGenerations()
     {
         // Rank 2 committed the cut at 30 alone (the line may send it there); its transfer to rank 1 went after it.
@@ -114,14 +101,14 @@ class RecoveryCoordinatorTest
         final long up = rank2.sending(3, "c", 1, 8).ssn();
         rank2.posting(1, down);
         rank2.posting(3, up);
-        final RecoveryReport report = RecoveryReport.decode(rank2.recoveryReport());
+        final RecoveryReport report = RecoveryReport.decode(rank2.recoveryReport(1));
         assertEquals(epoch(2, -1), report.depends().earliestSendUndoneBy(1, epoch(1, -1)),
             "posted, not acknowledged, not captured: only a re-execution can send it again");
         assertEquals(Integer.MAX_VALUE, report.depends().earliestSendUndoneBy(3, epoch(3, -1)),
             "a transfer to a higher cluster is captured at its send and sent again from the copy");
         assertEquals(List.of(epoch(2, -1)), List.copyOf(report.committed()));
         rank2.cutCommitted(10);
-        assertEquals(List.of(epoch(2, -1), epoch(2, 10)), List.copyOf(RecoveryReport.decode(rank2.recoveryReport())
+        assertEquals(List.of(epoch(2, -1), epoch(2, 10)), List.copyOf(RecoveryReport.decode(rank2.recoveryReport(1))
             .committed()));
     }
 }
