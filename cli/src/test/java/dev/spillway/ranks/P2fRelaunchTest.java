@@ -42,7 +42,10 @@ class P2fRelaunchTest
     private static final Duration LIMIT = Duration.ofMinutes(10);
     private static final Pattern STARTED = Pattern.compile("spillway launch: rank (\\d) pid (\\d+) incarnation");
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
-        "--dram", "4m", "--checkpoint-every", "40", "--p2f");
+        "--checkpoint-every", "40", "--p2f");
+    /** Each rank's data is 512 KiB: 4 MiB holds all of it, 50 % spills. */
+    private static final String IN_CORE = "4m";
+    private static final String SPILLING = "50%";
     /** Seeded random kills: 20 in CI, {@code -Dspillway.test.p2fRandomKills=N} for more. */
     private static final int RANDOM_KILLS = Integer.getInteger("spillway.test.p2fRandomKills", 20);
     private static String reference;
@@ -125,6 +128,27 @@ class P2fRelaunchTest
     }
 
     /**
+     * Four clusters with half of each rank's data in DRAM, so tiles spill and restored ones are read lazily: a kill
+     * of rank 1, 2 or 3 rolls back what the line names (the oracle's), rank 0 runs on, and the result is the
+     * in-core failure-free run's.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void underSpillingTheRecoveryGivesTheSameResult(final int victim) throws Exception
+    {
+        final Launch launch = launch(dir, List.of("--crash-at", victim + ":" + CrashPoints.IN_TASK + ":40"), 4,
+            Set.of(), SPILLING);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), "kill of rank " + victim + "\n" +
+            launch.output);
+        assertEquals(1, launch.processesPerRank().get(0), "rank 0 runs on\n" + launch.output);
+        for (final JsonNode rank : launch.json.get("per_rank"))
+        {
+            assertTrue(rank.get("stats").get("nvme_bytes_written").asLong() > 0, "rank " + rank.get("rank") +
+                " spilled nothing: " + rank);
+        }
+    }
+
+    /**
      * Two losses: rank 3 killed twice, the second time while its relaunch re-executes (a loss during a recovery).
      * Each loss opens a recovery session of its own; cluster 0 runs on.
      */
@@ -195,8 +219,8 @@ class P2fRelaunchTest
         Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "4", "--max-restarts", "6"));
         all.addAll(LU);
-        all.addAll(List.of("--clusters", "2", "--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir",
-            dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
+        all.addAll(List.of("--dram", IN_CORE, "--clusters", "2", "--checkpoint-dir", dir.resolve("ckpt").toString(),
+            "--dir", dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);
         try
         {
@@ -242,10 +266,18 @@ class P2fRelaunchTest
     private static Launch launch(final Path dir, final List<String> launchArgs, final int clusters,
         final Set<Integer> alsoRanks) throws Exception
     {
+        return launch(dir, launchArgs, clusters, alsoRanks, IN_CORE);
+    }
+
+    /** As {@link #launch(Path, List, int, Set)}, with {@code --dram dram} per rank. */
+    private static Launch launch(final Path dir, final List<String> launchArgs, final int clusters,
+        final Set<Integer> alsoRanks, final String dram) throws Exception
+    {
         Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "4", "--max-restarts", "6"));
         all.addAll(launchArgs);
         all.addAll(LU);
+        all.addAll(List.of("--dram", dram));
         all.addAll(List.of("--clusters", Integer.toString(clusters)));
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
             "--json", dir.resolve("out.json").toString(), "--trace-p2f", dir.resolve("trace").toString()));
