@@ -8,8 +8,11 @@ import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.p2f.P2fOptions;
 import dev.spillway.resilience.p2f.P2fProtocol;
+import dev.spillway.resilience.p2f.ReplayCopies;
 import picocli.CommandLine;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.IntStream;
 
@@ -68,17 +71,20 @@ final class P2fRun
     }
 
     /**
-     * @param plan   the job's plan ({@link #plan}).
-     * @param logAll {@code --p2f-log-all}: log every transfer.
+     * @param plan     the job's plan ({@link #plan}).
+     * @param logAll   {@code --p2f-log-all}: log every transfer.
+     * @param replays  a directory of this rank's on the spill tier for the copies it may send again.
      * @return this rank's protocol.
      */
-    static RankProtocol protocol(final Transport transport, final EpochPlan plan, final boolean logAll)
+    static RankProtocol protocol(final Transport transport, final EpochPlan plan, final boolean logAll,
+        final Path replays) throws IOException
     {
         if (transport.rank() == 0)
         {
             System.err.println("spillway: past-to-future logging on " + plan + (logAll ? "; every transfer is " +
                 "logged (--p2f-log-all)" : "; a transfer from a lower cluster to a higher one is logged"));
         }
-        return new P2fProtocol(transport.rank(), transport.size(), plan, new P2fOptions(true, logAll));
+        return new P2fProtocol(transport.rank(), transport.size(), plan, new P2fOptions(true, logAll),
+            ReplayCopies.in(replays));
     }
 }

@@ -18,6 +18,7 @@ import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.p2f.P2fOptions;
 import dev.spillway.resilience.p2f.P2fProtocol;
+import dev.spillway.resilience.p2f.ReplayCopies;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -282,7 +283,8 @@ final class P2fTransferBench implements Callable<Integer>
                 .storeSizing(64 + logs, bytes)
                 .checkpoints(Checkpoints.store(root.resolve("rank-" + rank)).globalCut(restored).open(), policy);
             final RankProtocol protocol = mode == Mode.OFF ? RankProtocol.NONE : new P2fProtocol(rank, 2,
-                EpochPlan.aligned(2, 1, NO_CUT), new P2fOptions(true, mode == Mode.ALL_LOGGED));
+                EpochPlan.aligned(2, 1, NO_CUT), new P2fOptions(true, mode == Mode.ALL_LOGGED),
+                ReplayCopies.in(root.resolve("replays-" + rank)));
             try (DistributedSpillway ds = new DistributedSpillway(transport, config, protocol))
             {
                 final Data ping = ds.data("ping", bytes, 0);

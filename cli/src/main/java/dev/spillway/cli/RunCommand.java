@@ -307,8 +307,8 @@ final class RunCommand implements Callable<Integer>
         final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
         {
-            final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll) :
-                RankProtocol.NONE;
+            final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll,
+                base.resolve("p2f-replays")) : RankProtocol.NONE;
             return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
                 !noVerify, json, traceP2f);
         }

@@ -403,13 +403,13 @@ public final class DistributedSpillway implements TaskRuntime
             greetings.close();
             recovery.close();
         }
-        if (checkpoints == null)
-        {
-            local.close();
-            return;
-        }
         try
         {
+            if (checkpoints == null)
+            {
+                local.close();
+                return;
+            }
             closeWithCheckpoints();
         }
         finally
@@ -418,6 +418,7 @@ public final class DistributedSpillway implements TaskRuntime
             {
                 rootBarriers.close();
             }
+            protocol.close();
         }
     }
 

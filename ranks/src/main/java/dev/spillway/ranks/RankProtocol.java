@@ -173,6 +173,11 @@ public interface RankProtocol
     {
     }
 
+    /** The runtime closed: what the protocol keeps on disk goes. */
+    default void close()
+    {
+    }
+
     /**
      * Rank 0, in a recovery session: the recovery line.
      *

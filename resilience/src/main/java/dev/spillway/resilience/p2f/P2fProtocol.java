@@ -3,6 +3,8 @@ package dev.spillway.resilience.p2f;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.RankProtocol;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -74,30 +76,22 @@ public final class P2fProtocol implements RankProtocol
     private final List<TreeSet<Long>> heldAheadByPeer = new ArrayList<>();
     /**
      * Payloads captured at their send, by log tag, with the epoch they were received in once acknowledged: what this
-     * rank sends again to a rank that rolled back. Held in the heap until the global watermark drops them.
+     * rank sends again to a rank that rolled back, until the global watermark drops them.
      */
-    private final Map<String, Held> held = new HashMap<>();
+    private final ReplayCopies copies;
     private DistributedSpillway.Recorder recorder;
-
-    private static final class Held
-    {
-        final byte[] bytes;
-        int receiveEpoch = Integer.MAX_VALUE;
-
-        Held(final byte[] bytes)
-        {
-            this.bytes = bytes;
-        }
-    }
 
     /**
      * @param rank    this rank.
      * @param ranks   the job's ranks.
      * @param plan    its clusters; cuts are the aligned ones the checkpoints take.
      * @param options how the protocol runs.
+     * @param copies  where it keeps what it may send again; closed with it.
      */
-    public P2fProtocol(final int rank, final int ranks, final EpochPlan plan, final P2fOptions options)
+    public P2fProtocol(final int rank, final int ranks, final EpochPlan plan, final P2fOptions options,
+        final ReplayCopies copies)
     {
+        this.copies = copies;
         this.rank = rank;
         this.plan = plan;
         this.options = options;
@@ -197,9 +191,9 @@ public final class P2fProtocol implements RankProtocol
                 (outcome == PastToFuture.Acked.LOGGED ? "" : "not ") + "logged, but the aligned cuts said otherwise " +
                 "at its send: the ranks did not cut at the same global indices");
         }
-        if (payload != null && payload.logTag() != null && held.containsKey(payload.logTag()))
+        if (payload != null && payload.logTag() != null)
         {
-            held.get(payload.logTag()).receiveEpoch = ack.epoch();
+            copies.receivedIn(payload.logTag(), ack.epoch());
         }
         if (outcome == PastToFuture.Acked.LOGGED || options.logAll() && outcome == PastToFuture.Acked.DEPENDENCY)
         {
@@ -267,25 +261,32 @@ public final class P2fProtocol implements RankProtocol
         p2f.collect(gc);
         committedEpochs.headSet(plan.epochAfterCut(rank, globalIndex), false)
             .removeIf(e -> e != plan.initialEpoch(rank));
-        held.values().removeIf(h -> h.receiveEpoch < gc);
+        copies.collect(gc);
     }
 
     @Override
     public void captured(final String logTag, final ByteBuffer payload)
     {
-        final byte[] bytes = new byte[payload.limit()];
-        payload.get(0, bytes);
-        synchronized (this)
-        {
-            held.put(logTag, new Held(bytes));
-        }
+        copies.put(logTag, payload);
     }
 
     @Override
-    public synchronized ByteBuffer payload(final String logTag)
+    public ByteBuffer payload(final String logTag)
     {
-        final Held h = held.get(logTag);
-        return h == null ? null : ByteBuffer.allocateDirect(h.bytes.length).put(h.bytes).flip();
+        return copies.get(logTag);
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            copies.close();
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("cannot remove the copies to send again: " + e.getMessage(), e);
+        }
     }
 
     /**

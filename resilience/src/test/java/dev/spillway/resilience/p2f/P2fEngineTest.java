@@ -430,7 +430,7 @@ class P2fEngineTest
             .dramBudget(64L * BYTES).workers(2).storeSizing(256, BYTES)
             .checkpoints(Checkpoints.store(root.resolve("rank-" + rank)).globalCut(restored).open(), policy);
         final Capturing protocol = new Capturing(p2f ? new P2fProtocol(rank, RANKS, PLAN, new P2fOptions(true,
-            false)) : RankProtocol.NONE);
+            false), ReplayCopies.in(root.resolve("replays-" + rank))) : RankProtocol.NONE);
         final DistributedSpillway ds = new DistributedSpillway(transport, config, protocol);
         final RankRun run = new RankRun(rank, restored);
         final long[] digest = {0};
@@ -657,6 +657,12 @@ class P2fEngineTest
         public void record(final DistributedSpillway.Recorder recorder)
         {
             delegate.record(recorder);
+        }
+
+        @Override
+        public void close()
+        {
+            delegate.close();
         }
 
         @Override

@@ -2,7 +2,10 @@ package dev.spillway.resilience.p2f;
 
 import dev.spillway.ranks.RankProtocol;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,10 +21,11 @@ class P2fProtocolGreetingTest
     private static final EpochPlan PLAN = EpochPlan.aligned(2, 1, 40);
 
     @Test
-    void aTransferThePeerHoldsAheadOfAMissingOneIsNeitherSentAgainNorReplayed()
+    void aTransferThePeerHoldsAheadOfAMissingOneIsNeitherSentAgainNorReplayed(@TempDir final Path dir)
+        throws IOException
     {
-        final P2fProtocol sender = new P2fProtocol(0, 2, PLAN, P2fOptions.DEFAULTS);
-        final P2fProtocol receiver = new P2fProtocol(1, 2, PLAN, P2fOptions.DEFAULTS);
+        final P2fProtocol sender = new P2fProtocol(0, 2, PLAN, P2fOptions.DEFAULTS, ReplayCopies.in(dir.resolve("0")));
+        final P2fProtocol receiver = new P2fProtocol(1, 2, PLAN, P2fOptions.DEFAULTS, ReplayCopies.in(dir.resolve("1")));
         final RankProtocol.Stamp[] sent = new RankProtocol.Stamp[3];
         for (int i = 0; i < sent.length; i++)
         {
@@ -32,7 +36,7 @@ class P2fProtocolGreetingTest
         assertEquals(List.of(), receiver.received(0, sent[2]), "transfer 2 landed ahead of transfer 1");
 
         // The sender dies before transfer 1 went out and starts again from the beginning.
-        final P2fProtocol restarted = new P2fProtocol(0, 2, PLAN, P2fOptions.DEFAULTS);
+        final P2fProtocol restarted = new P2fProtocol(0, 2, PLAN, P2fOptions.DEFAULTS, ReplayCopies.in(dir.resolve("0")));
         final List<RankProtocol.Replay> replays = restarted.greeted(1, receiver.hello(0));
         assertEquals(List.of(), replays, "a rank started from the beginning has nothing to send again");
         for (int i = 0; i < sent.length; i++)

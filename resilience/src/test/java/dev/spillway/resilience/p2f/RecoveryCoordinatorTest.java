@@ -2,7 +2,10 @@ package dev.spillway.resilience.p2f;
 
 import dev.spillway.ranks.RankProtocol;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -93,9 +96,9 @@ class RecoveryCoordinatorTest
     }
 
     @Test
-    void aRankReportsItsPostedUnacknowledgedUnloggedSendsAsDependencies()
+    void aRankReportsItsPostedUnacknowledgedUnloggedSendsAsDependencies(@TempDir final Path dir) throws IOException
     {
-        final P2fProtocol rank2 = new P2fProtocol(2, 4, PLAN, P2fOptions.DEFAULTS);
+        final P2fProtocol rank2 = new P2fProtocol(2, 4, PLAN, P2fOptions.DEFAULTS, ReplayCopies.in(dir));
         final long down = rank2.sending(1, "a", 1, 8).ssn();
         rank2.sending(1, "b", 1, 8);
         final long up = rank2.sending(3, "c", 1, 8).ssn();
