@@ -96,6 +96,18 @@ final class P2fTrace implements DistributedSpillway.Recorder, Closeable
     public void reported(final long session)
     {
         line(Map.of("reported", session));
+        try
+        {
+            // On disk, with what led to it, before the line it feeds may stop this rank, or a later one kill it.
+            synchronized (this)
+            {
+                out.flush();
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("--trace-p2f: cannot write the trace", e);
+        }
     }
 
     private synchronized void line(final Map<String, Object> value)

@@ -58,7 +58,13 @@ final class RecoveryLineOracle
             final Report report = report(traces.resolve("rank-" + r + ".jsonl"), r, id);
             if (report == NO_REPORT)
             {
-                restoring.put(r, cut(session.get("rolled_back_to").get(Integer.toString(r))));
+                final JsonNode cut = session.get("rolled_back_to").get(Integer.toString(r));
+                if (cut == null)
+                {
+                    throw new IllegalStateException("rank " + r + "'s trace holds no report for session " + id +
+                        ", and the session does not send it back: " + session);
+                }
+                restoring.put(r, cut(cut));
             }
             else if (report == null)
             {
@@ -176,10 +182,6 @@ final class RecoveryLineOracle
     /** @return a cut as rank 0's JSON names it: a global index, or "start". */
     static long cut(final JsonNode cut)
     {
-        if (cut == null)
-        {
-            throw new IllegalStateException("a rank that gave no report must restore a cut the session names");
-        }
         return cut.isNumber() ? cut.asLong() : START;
     }
 
