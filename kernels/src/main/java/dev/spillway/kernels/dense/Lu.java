@@ -91,7 +91,7 @@ public final class Lu implements Kernel
 
     /**
      * @return without pivoting a GEMM's three tiles; with pivoting the first panel task's tile column, workspace and
-     *         pivots. Stored: the tiles, the pivots and the verification's row buffers (the workspace is scratch).
+     *         pivots. Stored: the tiles, the pivots and the verification's buffers (the workspace is scratch).
      */
     @Override
     public Footprint footprint()
@@ -120,7 +120,7 @@ public final class Lu implements Kernel
         {
             stored.add(t * Integer.BYTES);
         }
-        verification.rowBufferBytes().forEach(stored::add);
+        verification.storedBytes().forEach(stored::add);
         return new Footprint(largest, List.of(), stored.build().toArray());
     }
 

@@ -1,6 +1,7 @@
 package dev.spillway.kernels.dense;
 
 import dev.spillway.kernels.Verification;
+import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.kernels.graph.TileTaskBuilder;
@@ -8,15 +9,24 @@ import dev.spillway.kernels.graph.TileTaskBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.function.IntToDoubleFunction;
 import java.util.stream.IntStream;
 
 /**
- * The check of {@link Lu}: {@code ‖PA − LU‖_F / (‖A‖_F·n·ε)}. Rows of L·U are formed by tasks that read L and U tile
- * by tile, and rows of P·A are regenerated. Small orders check every row; larger ones sample rows of the last tile
- * row, which every elimination step touched. With a sample S the norm is scaled by sqrt(n/|S|).
+ * The checks of {@link Lu}, both to pass:
+ * <ul>
+ * <li>{@code ‖PA − LU‖_F / (‖A‖_F·n·ε)}. Rows of L·U are formed by tasks that read L and U tile by tile, and rows of
+ * P·A are regenerated. Small orders check every row; larger ones sample rows of the last tile row, which every
+ * elimination step touched. With a sample S the norm is scaled by sqrt(n/|S|).</li>
+ * <li>A probe of every entry (Freivalds): {@code ‖PAx − L(Ux)‖₂ / (‖A‖_F·‖x‖₂·n·ε)} for a fixed pseudo-random x. A
+ * sample of the last tile row cannot see a wrong tile above it: that row is eliminated consistently against whatever
+ * the rows above hold. The probe reads every tile of L and U once; A·x is summed as A is filled.</li>
+ * </ul>
  */
 final class LuVerification
 {
+    private static final long PROBE_COLUMN = -1;
+
     private final TileMatrix a;
     private final Tile[] pivots;
     private final long seed;
@@ -26,6 +36,8 @@ final class LuVerification
     private final int nt;
     /** Sum of squares of each tile of A as filled, row-major by tile; NaN until its fill task ran. */
     private final double[] tileSquares;
+    /** A[ti, tj]·x[tj] for each tile as filled, row-major by tile; null until its fill task ran. */
+    private final double[][] tileProbes;
 
     /**
      * @param a             the matrix, factored in place.
@@ -43,17 +55,22 @@ final class LuVerification
         this.t = a.t;
         this.nt = a.nt;
         this.tileSquares = new double[nt * nt];
+        this.tileProbes = new double[nt * nt][];
         Arrays.fill(tileSquares, Double.NaN);
     }
 
-    /** Notes the sum of squares of tile (ti, tj) just filled; a restarted run regenerates the ones it skipped. */
+    /**
+     * Notes the sum of squares of tile (ti, tj) just filled and its product with the probe; a restarted run, or a
+     * rank that did not fill it, regenerates the ones it skipped.
+     */
     void filled(final int ti, final int tj, final ByteBuffer tile)
     {
         tileSquares[ti * nt + tj] = squares(tile);
+        tileProbes[ti * nt + tj] = probeProduct(tile, tj);
     }
 
-    /** @return the sizes of the row buffers {@link #verify} stores, one per tile of L·U it forms rows of. */
-    IntStream rowBufferBytes()
+    /** @return the sizes of the buffers {@link #verify} stores: rows of L·U, then the probe's vectors. */
+    IntStream storedBytes()
     {
         final SampledRows sample = rows();
         final IntStream.Builder sizes = IntStream.builder();
@@ -64,6 +81,10 @@ final class LuVerification
             {
                 sizes.add(rows * t * Double.BYTES);
             }
+        }
+        for (int i = 0; i < nt * (nt + 1) + nt; i++)
+        {
+            sizes.add(t * Double.BYTES);
         }
         return sizes.build();
     }
@@ -86,6 +107,7 @@ final class LuVerification
                 rowsOfProduct(graph, ti, tb, local, lu, firstIndex(sample, row0));
             }
         }
+        final double[] lux = probeThroughFactors(graph);
         graph.awaitAll();
 
         double diff2 = 0;
@@ -99,10 +121,186 @@ final class LuVerification
                 diff2 += d * d;
             }
         }
-        final double norm2 = normSquared();
-        final double residual = Math.sqrt(diff2 * n / sample.count()) / (Math.sqrt(norm2) * n * Math.ulp(1.0));
-        return new Verification(residual <= 1.0, residual, 1.0,
-            "‖PA − LU‖_F / (‖A‖_F·n·ε) over " + sample.describe(n) + (sample.count() < n ? " of the last tile row" : ""));
+        regenerateSkippedTiles();
+        final double norm = Math.sqrt(Arrays.stream(tileSquares).sum());
+        final double rows = Math.sqrt(diff2 * n / sample.count()) / (norm * n * Math.ulp(1.0));
+
+        double probe2 = 0;
+        double probeDiff2 = 0;
+        for (int r = 0; r < n; r++)
+        {
+            final int source = permutation[r];
+            final double pax = productRow(source);
+            final double d = pax - lux[r];
+            probeDiff2 += d * d;
+            probe2 += probe(r) * probe(r);
+        }
+        final double probed = Math.sqrt(probeDiff2) / (norm * Math.sqrt(probe2) * n * Math.ulp(1.0));
+        final double residual = Math.max(rows, probed);
+        return new Verification(residual <= 1.0, residual, 1.0, String.format(
+            "the larger of ‖PA − LU‖_F / (‖A‖_F·n·ε) over %s%s (%.3g) and ‖PAx − L(Ux)‖₂ / (‖A‖_F·‖x‖₂·n·ε) " +
+            "for a pseudo-random x (%.3g)", sample.describe(n), sample.count() < n ? " of the last tile row" : "",
+            rows, probed));
+    }
+
+    /** @return row {@code row} of A·x, summed over its tiles' probe products. */
+    private double productRow(final int row)
+    {
+        final int ti = row / t;
+        double sum = 0;
+        for (int tj = 0; tj < nt; tj++)
+        {
+            sum += tileProbes[ti * nt + tj][row - ti * t];
+        }
+        return sum;
+    }
+
+    /** @return entry {@code col} of the probe vector x, uniform in [-1, 1) and independent of A. */
+    private double probe(final long col)
+    {
+        return TileMatrix.entry(~seed, col, PROBE_COLUMN);
+    }
+
+    /** @return A[·, tile column tj]·x[tj] for a tile of A as generated. */
+    private double[] probeProduct(final ByteBuffer tile, final int tj)
+    {
+        final double[] out = new double[t];
+        for (int c = 0; c < t; c++)
+        {
+            final double xc = probe((long)tj * t + c);
+            for (int r = 0; r < t; r++)
+            {
+                out[r] += a.get(tile, r, c) * xc;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Submits U·x (a partial vector per tile of U, summed per tile row into y), then L·y (a partial vector per tile
+     * of L), each partial on the rank holding its tile; rank 0 gathers L·y.
+     *
+     * @return L(Ux) by row, complete once the graph's tasks are done.
+     */
+    private double[] probeThroughFactors(final TileGraph graph)
+    {
+        final Tile[] y = new Tile[nt];
+        for (int ti = 0; ti < nt; ti++)
+        {
+            final Tile[] parts = new Tile[nt - ti];
+            for (int tj = ti; tj < nt; tj++)
+            {
+                final Tile u = a.at(ti, tj);
+                final Tile part = graph.tile(String.format("verify-Ux[%03d,%03d]", ti, tj), t * Double.BYTES,
+                    Home.block(ti, tj));
+                parts[tj - ti] = part;
+                final boolean diagonal = ti == tj;
+                final int col0 = tj * t;
+                graph.task("verify " + part.tag()).write(part).read(u).submit(x ->
+                    triangleTimesProbe(x.buffer(u), diagonal, false, c -> probe(col0 + c), x.buffer(part)));
+            }
+            y[ti] = graph.tile(String.format("verify-Ux[%03d]", ti), t * Double.BYTES, Home.block(ti, ti));
+            sum(graph, parts, y[ti]);
+        }
+        final double[] lux = new double[n];
+        for (int ti = 0; ti < nt; ti++)
+        {
+            final Tile[] parts = new Tile[ti + 1];
+            for (int tk = 0; tk <= ti; tk++)
+            {
+                final Tile l = a.at(ti, tk);
+                final Tile yk = y[tk];
+                final Tile part = graph.tile(String.format("verify-LUx[%03d,%03d]", ti, tk), t * Double.BYTES,
+                    Home.block(ti, tk));
+                parts[tk] = part;
+                final boolean diagonal = ti == tk;
+                graph.task("verify " + part.tag()).write(part).read(l).read(yk).submit(x ->
+                {
+                    final ByteBuffer in = x.buffer(yk);
+                    triangleTimesProbe(x.buffer(l), diagonal, true, c -> in.getDouble(c << 3), x.buffer(part));
+                });
+            }
+            final int row0 = ti * t;
+            final TileTaskBuilder gather = graph.task(String.format("verify read LUx[%03d]", ti));
+            for (final Tile part : parts)
+            {
+                gather.read(part);
+            }
+            gather.submit(x ->
+            {
+                for (final Tile part : parts)
+                {
+                    final ByteBuffer buf = x.buffer(part);
+                    for (int r = 0; r < t; r++)
+                    {
+                        lux[row0 + r] += buf.getDouble(r << 3);
+                    }
+                }
+            });
+        }
+        return lux;
+    }
+
+    private void sum(final TileGraph graph, final Tile[] parts, final Tile into)
+    {
+        final TileTaskBuilder task = graph.task("verify " + into.tag()).write(into);
+        for (final Tile part : parts)
+        {
+            task.read(part);
+        }
+        task.submit(x ->
+        {
+            final ByteBuffer out = x.buffer(into);
+            for (int r = 0; r < t; r++)
+            {
+                double s = 0;
+                for (final Tile part : parts)
+                {
+                    s += x.buffer(part).getDouble(r << 3);
+                }
+                out.putDouble(r << 3, s);
+            }
+        });
+    }
+
+    /**
+     * Writes M·v into {@code out}: M is the tile, or on the diagonal its upper triangle (U) or its strict lower
+     * triangle with a unit diagonal (L).
+     */
+    private void triangleTimesProbe(final ByteBuffer tile, final boolean diagonal, final boolean unitLower,
+        final IntToDoubleFunction v, final ByteBuffer out)
+    {
+        final double[] sum = new double[t];
+        for (int c = 0; c < t; c++)
+        {
+            final double vc = v.applyAsDouble(c);
+            if (!diagonal)
+            {
+                for (int r = 0; r < t; r++)
+                {
+                    sum[r] += a.get(tile, r, c) * vc;
+                }
+            }
+            else if (unitLower)
+            {
+                sum[c] += vc;
+                for (int r = c + 1; r < t; r++)
+                {
+                    sum[r] += a.get(tile, r, c) * vc;
+                }
+            }
+            else
+            {
+                for (int r = 0; r <= c; r++)
+                {
+                    sum[r] += a.get(tile, r, c) * vc;
+                }
+            }
+        }
+        for (int r = 0; r < t; r++)
+        {
+            out.putDouble(r << 3, sum[r]);
+        }
     }
 
     /** @return the rows {@link #verify} checks. */
@@ -111,23 +309,20 @@ final class LuVerification
         return SampledRows.of(n, n <= SampledRows.ALL_ROWS_UP_TO ? 0 : (nt - 1) * t, 11);
     }
 
-    /** @return ‖A‖_F², regenerating the squares of tiles whose fill task this run did not execute. */
-    private double normSquared()
+    /** Regenerates the squares and probe products of tiles whose fill task this run did not execute. */
+    private void regenerateSkippedTiles()
     {
-        double norm2 = 0;
         ByteBuffer regenerated = null;
         for (int i = 0; i < tileSquares.length; i++)
         {
-            if (Double.isNaN(tileSquares[i]))
+            if (Double.isNaN(tileSquares[i]) || tileProbes[i] == null)
             {
                 regenerated = regenerated != null ? regenerated : ByteBuffer.allocate(t * t * Double.BYTES)
                     .order(ByteOrder.nativeOrder());
                 a.fill(regenerated, i / nt, i % nt, seed, diagonalShift);
-                tileSquares[i] = squares(regenerated);
+                filled(i / nt, i % nt, regenerated);
             }
-            norm2 += tileSquares[i];
         }
-        return norm2;
     }
 
     private double squares(final ByteBuffer buf)

@@ -5,6 +5,7 @@ import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.KernelRunner;
 import dev.spillway.kernels.RunResult;
+import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.JavaBlas;
 import dev.spillway.kernels.blas.OpenBlas;
 import dev.spillway.kernels.blas.TileBlas;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -151,6 +153,49 @@ class DenseKernelsTest
             });
             graph.awaitAll();
             assertFalse(kernel.verify(graph).verified(), "verification missed a corrupted last row");
+        }
+    }
+
+    /**
+     * Above {@code SampledRows.ALL_ROWS_UP_TO} the row check samples the last tile row only, which is eliminated
+     * consistently against whatever the rows above hold; the probe of every entry must catch a wrong tile of L there.
+     */
+    @ParameterizedTest(name = "pivoting {0}")
+    @ValueSource(booleans = {false, true})
+    void aWrongTileAboveTheSampledRowsFailsVerification(final boolean pivoting)
+    {
+        final Lu lu = new Lu(1152, 128, pivoting, new JavaBlas());
+        try (EngineGraph graph = new EngineGraph(engine(4 * lu.dataBytes(), "f", "above")))
+        {
+            lu.declare(graph);
+            lu.initialize(graph);
+            lu.compute(graph);
+            final Tile below = lu.results().get(9);
+            graph.task("corrupt " + below.tag()).readWrite(below).submit(x ->
+            {
+                final var b = x.buffer(below);
+                for (int row = 0; row < 128; row++)
+                {
+                    b.putDouble(row << 3, b.getDouble(row << 3) + 1e-3);
+                }
+            });
+            graph.awaitAll();
+            final Verification verification = lu.verify(graph);
+            assertFalse(verification.verified(), "verification missed a wrong tile " + below.tag() + ": " +
+                verification);
+        }
+    }
+
+    @ParameterizedTest(name = "pivoting {0}")
+    @ValueSource(booleans = {false, true})
+    void aLargerLuIsVerifiedByItsSampleAndItsProbe(final boolean pivoting)
+    {
+        final Lu lu = new Lu(1152, 128, pivoting, new JavaBlas());
+        try (EngineGraph graph = new EngineGraph(engine(4 * lu.dataBytes(), "f", "larger")))
+        {
+            final RunResult result = KernelRunner.run(lu, graph, true, p -> { });
+            assertTrue(result.verification().verified(), result.verification().toString());
+            assertTrue(result.verification().method().contains("sampled rows"), result.verification().toString());
         }
     }
 
