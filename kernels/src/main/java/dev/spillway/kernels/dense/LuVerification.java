@@ -1,7 +1,6 @@
 package dev.spillway.kernels.dense;
 
 import dev.spillway.kernels.Verification;
-import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.kernels.graph.TileTaskBuilder;
@@ -9,7 +8,6 @@ import dev.spillway.kernels.graph.TileTaskBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.function.IntToDoubleFunction;
 import java.util.stream.IntStream;
 
 /**
@@ -25,8 +23,6 @@ import java.util.stream.IntStream;
  */
 final class LuVerification
 {
-    private static final long PROBE_COLUMN = -1;
-
     private final TileMatrix a;
     private final Tile[] pivots;
     private final long seed;
@@ -38,6 +34,7 @@ final class LuVerification
     private final double[] tileSquares;
     /** A[ti, tj]·x[tj] for each tile as filled, row-major by tile; null until its fill task ran. */
     private final double[][] tileProbes;
+    private final TileProducts products;
 
     /**
      * @param a             the matrix, factored in place.
@@ -56,6 +53,7 @@ final class LuVerification
         this.nt = a.nt;
         this.tileSquares = new double[nt * nt];
         this.tileProbes = new double[nt * nt][];
+        this.products = new TileProducts(a);
         Arrays.fill(tileSquares, Double.NaN);
     }
 
@@ -66,7 +64,8 @@ final class LuVerification
     void filled(final int ti, final int tj, final ByteBuffer tile)
     {
         tileSquares[ti * nt + tj] = squares(tile);
-        tileProbes[ti * nt + tj] = probeProduct(tile, tj);
+        final int col0 = tj * t;
+        tileProbes[ti * nt + tj] = products.multiply(tile, TileProducts.Shape.FULL, c -> probe(col0 + c));
     }
 
     /** @return the sizes of the buffers {@link #verify} stores: rows of L·U, then the probe's vectors. */
@@ -155,30 +154,13 @@ final class LuVerification
         return sum;
     }
 
-    /** @return entry {@code col} of the probe vector x, uniform in [-1, 1) and independent of A. */
     private double probe(final long col)
     {
-        return TileMatrix.entry(~seed, col, PROBE_COLUMN);
-    }
-
-    /** @return A[·, tile column tj]·x[tj] for a tile of A as generated. */
-    private double[] probeProduct(final ByteBuffer tile, final int tj)
-    {
-        final double[] out = new double[t];
-        for (int c = 0; c < t; c++)
-        {
-            final double xc = probe((long)tj * t + c);
-            for (int r = 0; r < t; r++)
-            {
-                out[r] += a.get(tile, r, c) * xc;
-            }
-        }
-        return out;
+        return TileProducts.probe(seed, col);
     }
 
     /**
-     * Submits U·x (a partial vector per tile of U, summed per tile row into y), then L·y (a partial vector per tile
-     * of L), each partial on the rank holding its tile; rank 0 gathers L·y.
+     * Submits U·x (partials summed per tile row into y), then L·y; rank 0 gathers L·y.
      *
      * @return L(Ux) by row, complete once the graph's tasks are done.
      */
@@ -190,17 +172,11 @@ final class LuVerification
             final Tile[] parts = new Tile[nt - ti];
             for (int tj = ti; tj < nt; tj++)
             {
-                final Tile u = a.at(ti, tj);
-                final Tile part = graph.tile(String.format("verify-Ux[%03d,%03d]", ti, tj), t * Double.BYTES,
-                    Home.block(ti, tj));
-                parts[tj - ti] = part;
-                final boolean diagonal = ti == tj;
                 final int col0 = tj * t;
-                graph.task("verify " + part.tag()).write(part).read(u).submit(x ->
-                    triangleTimesProbe(x.buffer(u), diagonal, false, c -> probe(col0 + c), x.buffer(part)));
+                parts[tj - ti] = products.partial(graph, "Ux", ti, tj, TileProducts.Shape.UPPER,
+                    buffers -> c -> probe(col0 + c));
             }
-            y[ti] = graph.tile(String.format("verify-Ux[%03d]", ti), t * Double.BYTES, Home.block(ti, ti));
-            sum(graph, parts, y[ti]);
+            y[ti] = products.sum(graph, "Ux", ti, parts);
         }
         final double[] lux = new double[n];
         for (int ti = 0; ti < nt; ti++)
@@ -208,99 +184,16 @@ final class LuVerification
             final Tile[] parts = new Tile[ti + 1];
             for (int tk = 0; tk <= ti; tk++)
             {
-                final Tile l = a.at(ti, tk);
                 final Tile yk = y[tk];
-                final Tile part = graph.tile(String.format("verify-LUx[%03d,%03d]", ti, tk), t * Double.BYTES,
-                    Home.block(ti, tk));
-                parts[tk] = part;
-                final boolean diagonal = ti == tk;
-                graph.task("verify " + part.tag()).write(part).read(l).read(yk).submit(x ->
+                parts[tk] = products.partial(graph, "LUx", ti, tk, TileProducts.Shape.UNIT_LOWER, buffers ->
                 {
-                    final ByteBuffer in = x.buffer(yk);
-                    triangleTimesProbe(x.buffer(l), diagonal, true, c -> in.getDouble(c << 3), x.buffer(part));
-                });
+                    final ByteBuffer in = buffers.apply(yk);
+                    return c -> in.getDouble(c << 3);
+                }, yk);
             }
-            final int row0 = ti * t;
-            final TileTaskBuilder gather = graph.task(String.format("verify read LUx[%03d]", ti));
-            for (final Tile part : parts)
-            {
-                gather.read(part);
-            }
-            gather.submit(x ->
-            {
-                for (final Tile part : parts)
-                {
-                    final ByteBuffer buf = x.buffer(part);
-                    for (int r = 0; r < t; r++)
-                    {
-                        lux[row0 + r] += buf.getDouble(r << 3);
-                    }
-                }
-            });
+            products.gather(graph, "LUx", parts, lux, ti * t);
         }
         return lux;
-    }
-
-    private void sum(final TileGraph graph, final Tile[] parts, final Tile into)
-    {
-        final TileTaskBuilder task = graph.task("verify " + into.tag()).write(into);
-        for (final Tile part : parts)
-        {
-            task.read(part);
-        }
-        task.submit(x ->
-        {
-            final ByteBuffer out = x.buffer(into);
-            for (int r = 0; r < t; r++)
-            {
-                double s = 0;
-                for (final Tile part : parts)
-                {
-                    s += x.buffer(part).getDouble(r << 3);
-                }
-                out.putDouble(r << 3, s);
-            }
-        });
-    }
-
-    /**
-     * Writes M·v into {@code out}: M is the tile, or on the diagonal its upper triangle (U) or its strict lower
-     * triangle with a unit diagonal (L).
-     */
-    private void triangleTimesProbe(final ByteBuffer tile, final boolean diagonal, final boolean unitLower,
-        final IntToDoubleFunction v, final ByteBuffer out)
-    {
-        final double[] sum = new double[t];
-        for (int c = 0; c < t; c++)
-        {
-            final double vc = v.applyAsDouble(c);
-            if (!diagonal)
-            {
-                for (int r = 0; r < t; r++)
-                {
-                    sum[r] += a.get(tile, r, c) * vc;
-                }
-            }
-            else if (unitLower)
-            {
-                sum[c] += vc;
-                for (int r = c + 1; r < t; r++)
-                {
-                    sum[r] += a.get(tile, r, c) * vc;
-                }
-            }
-            else
-            {
-                for (int r = 0; r <= c; r++)
-                {
-                    sum[r] += a.get(tile, r, c) * vc;
-                }
-            }
-        }
-        for (int r = 0; r < t; r++)
-        {
-            out.putDouble(r << 3, sum[r]);
-        }
     }
 
     /** @return the rows {@link #verify} checks. */

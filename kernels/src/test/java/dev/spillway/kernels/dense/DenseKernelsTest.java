@@ -186,6 +186,42 @@ class DenseKernelsTest
         }
     }
 
+    @Test
+    void aWrongRowOutsideTheSampleFailsGemmVerification()
+    {
+        final Gemm gemm = new Gemm(1152, 128, 9, new JavaBlas());
+        final java.util.Set<Integer> sampled = java.util.Arrays.stream(SampledRows.of(1152, 0, 7).rows).boxed()
+            .collect(java.util.stream.Collectors.toSet());
+        final int row = java.util.stream.IntStream.range(0, 128).filter(r -> !sampled.contains(4 * 128 + r))
+            .findFirst().orElseThrow();
+        try (EngineGraph graph = new EngineGraph(engine(4 * gemm.dataBytes(), "f", "unsampled")))
+        {
+            gemm.declare(graph);
+            gemm.initialize(graph);
+            gemm.compute(graph);
+            final Tile tile = gemm.results().get(4 * 9 + 2);
+            graph.task("corrupt " + tile.tag()).readWrite(tile).submit(x ->
+            {
+                final var b = x.buffer(tile);
+                for (int col = 0; col < 128; col++)
+                {
+                    final int at = (col * 128 + row) << 3;
+                    b.putDouble(at, b.getDouble(at) + 1e-3);
+                }
+            });
+            graph.awaitAll();
+            final Verification verification = gemm.verify(graph);
+            assertFalse(verification.verified(), "verification missed row " + row + " of " + tile.tag() + ": " +
+                verification);
+        }
+        final Gemm clean = new Gemm(1152, 128, 9, new JavaBlas());
+        try (EngineGraph graph = new EngineGraph(engine(4 * clean.dataBytes(), "f", "clean")))
+        {
+            final RunResult result = KernelRunner.run(clean, graph, true, p -> { });
+            assertTrue(result.verification().verified(), result.verification().toString());
+        }
+    }
+
     @ParameterizedTest(name = "pivoting {0}")
     @ValueSource(booleans = {false, true})
     void aLargerLuIsVerifiedByItsSampleAndItsProbe(final boolean pivoting)
