@@ -9,6 +9,7 @@ import dev.spillway.resilience.p2f.EpochPlan;
 import dev.spillway.resilience.p2f.P2fOptions;
 import dev.spillway.resilience.p2f.P2fProtocol;
 import dev.spillway.resilience.p2f.ReplayCopies;
+import dev.spillway.resilience.p2f.SentRecord;
 import picocli.CommandLine;
 
 import java.io.IOException;
@@ -73,7 +74,8 @@ final class P2fRun
     /**
      * @param plan     the job's plan ({@link #plan}).
      * @param logAll   {@code --p2f-log-all}: log every transfer.
-     * @param replays  a directory of this rank's on the spill tier for the copies it may send again.
+     * @param replays  a directory of this rank's on the spill tier for the copies it may send again; the record of
+     *                 its sends lies beside it.
      * @return this rank's protocol.
      */
     static RankProtocol protocol(final Transport transport, final EpochPlan plan, final boolean logAll,
@@ -85,6 +87,7 @@ final class P2fRun
                 "logged (--p2f-log-all)" : "; a transfer from a lower cluster to a higher one is logged"));
         }
         return new P2fProtocol(transport.rank(), transport.size(), plan, new P2fOptions(true, logAll),
-            ReplayCopies.in(replays));
+            ReplayCopies.in(replays), SentRecord.in(replays.resolveSibling("p2f-sent"), transport.size(),
+                transport.incarnation() > 0));
     }
 }

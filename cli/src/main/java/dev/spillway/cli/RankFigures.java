@@ -102,6 +102,7 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
             p2f.put("replayed_from_logs", all.stream().mapToLong(f -> f.p2f.replayedFromLogs()).sum());
             p2f.put("replayed_from_non_ack", all.stream().mapToLong(f -> f.p2f.replayedFromNonAck()).sum());
             p2f.put("suppressed", all.stream().mapToLong(f -> f.p2f.suppressed()).sum());
+            p2f.put("reexecuted_sends", all.stream().mapToLong(f -> f.p2f.reexecutedSends()).sum());
             out.put("p2f", p2f);
         }
     }
@@ -138,11 +139,12 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
             final long fromLogs = all.stream().mapToLong(f -> f.p2f.replayedFromLogs()).sum();
             final long fromNonAck = all.stream().mapToLong(f -> f.p2f.replayedFromNonAck()).sum();
             final long suppressed = all.stream().mapToLong(f -> f.p2f.suppressed()).sum();
-            if (fromLogs + fromNonAck + suppressed > 0)
+            final long reexecuted = all.stream().mapToLong(f -> f.p2f.reexecutedSends()).sum();
+            if (fromLogs + fromNonAck + suppressed + reexecuted > 0)
             {
                 s.append(String.format("  after ranks started again: %d transfer(s) sent again from their logs, %d " +
-                    "unacknowledged ones sent again, %d re-executed send(s) skipped (their targets held them)%n",
-                    fromLogs, fromNonAck, suppressed));
+                    "unacknowledged ones sent again, %d send(s) re-executed, %d of them skipped (their targets held " +
+                    "them)%n", fromLogs, fromNonAck, reexecuted, suppressed));
             }
         }
         return s.toString();

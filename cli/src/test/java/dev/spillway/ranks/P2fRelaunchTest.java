@@ -125,6 +125,7 @@ class P2fRelaunchTest
             assertTrue(rank.get("incarnation").asInt() > 0 && rank.get("rolled_back").asBoolean(), perRank.toString());
             assertEquals(cut.isNumber(), rank.get("p2f").get("restored_epoch").asInt() >= 0, perRank.toString());
         }
+        assertTrue(p2f.get("reexecuted_sends").asLong() > 0, "the ranks sent back sent nothing again: " + perRank);
     }
 
     /**
@@ -292,6 +293,7 @@ class P2fRelaunchTest
                 alsoRanks + ")\n" + child.output());
             final JsonNode json = new ObjectMapper().readTree(dir.resolve("out.json").toFile());
             assertLinesAreTheOracles(dir.resolve("trace"), clusters, json, child.output());
+            assertReexecutedSends(dir.resolve("trace"), json, child.output());
             return new Launch(child.output(), json, killed.size());
         }
         finally
@@ -338,6 +340,32 @@ class P2fRelaunchTest
         }
         assertTrue(checked > 0, "no recovery session could be checked against the oracle: " + sessions + "\n" +
             output);
+    }
+
+    /**
+     * A rank that ran on re-executed no send; one started again counts as re-executed at least the sends it skipped
+     * (its target held them) and those it posted that an earlier incarnation had posted (from the trace).
+     */
+    private static void assertReexecutedSends(final Path traces, final JsonNode json, final String output)
+        throws IOException
+    {
+        final JsonNode perRank = json.get("per_rank");
+        for (int r = 0; r < 4; r++)
+        {
+            final JsonNode p2f = perRank.get(r).get("p2f");
+            final long reexecuted = p2f.get("reexecuted_sends").asLong();
+            if (perRank.get(r).get("incarnation").asInt() == 0)
+            {
+                assertEquals(0, reexecuted, "rank " + r + " ran on: " + perRank.get(r) + "\n" + output);
+                continue;
+            }
+            final long reposted = RecoveryLineOracle.repostedByLastIncarnation(traces, r);
+            assertTrue(reexecuted >= p2f.get("suppressed").asLong() + reposted, "rank " + r + " counts " + reexecuted +
+                " re-executed sends, but skipped " + p2f.get("suppressed") + " and posted again " + reposted + ": " +
+                perRank.get(r) + "\n" + output);
+        }
+        assertEquals(IntStream.range(0, 4).mapToLong(r -> perRank.get(r).get("p2f").get("reexecuted_sends").asLong())
+            .sum(), json.get("p2f").get("reexecuted_sends").asLong(), json.get("p2f").toString());
     }
 
     private record Launch(String output, JsonNode json, int killed)

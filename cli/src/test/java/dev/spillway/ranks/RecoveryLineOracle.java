@@ -9,8 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -177,6 +179,38 @@ final class RecoveryLineOracle
             events.add(n);
         }
         return events;
+    }
+
+    /**
+     * @return the distinct sends that {@code rank}'s last incarnation posted and an earlier one of the same job had
+     *         posted too: each was re-executed (a send skipped because its target held it is not posted at all).
+     */
+    static long repostedByLastIncarnation(final Path traces, final int rank) throws IOException
+    {
+        final List<Set<String>> byIncarnation = new ArrayList<>();
+        for (final JsonNode n : events(traces.resolve("rank-" + rank + ".jsonl"), false))
+        {
+            if (n.has("incarnation"))
+            {
+                if (n.get("incarnation").asInt() == 0)
+                {
+                    byIncarnation.clear();
+                }
+                byIncarnation.add(new HashSet<>());
+            }
+            else if (n.has("posted") && !byIncarnation.isEmpty())
+            {
+                byIncarnation.get(byIncarnation.size() - 1).add(key(n.get("posted").asInt(),
+                    n.get("object").asText(), n.get("version").asInt()));
+            }
+        }
+        if (byIncarnation.size() < 2)
+        {
+            return 0;
+        }
+        final Set<String> earlier = new HashSet<>();
+        byIncarnation.subList(0, byIncarnation.size() - 1).forEach(earlier::addAll);
+        return byIncarnation.get(byIncarnation.size() - 1).stream().filter(earlier::contains).count();
     }
 
     /** @return a cut as rank 0's JSON names it: a global index, or "start". */

@@ -286,13 +286,14 @@ public interface RankProtocol
      * @param replayedFromLogs   logged transfers it sent again to ranks that started again.
      * @param replayedFromNonAck transfers it sent again that those ranks had not acknowledged.
      * @param suppressed    re-executed sends it skipped because their target held them.
+     * @param reexecutedSends sends it stamped that an earlier incarnation of it had stamped, suppressed ones included.
      * @param restoredEpoch the epoch of the generation this incarnation resumed from, or -1 when it did not resume.
      */
     record Figures(long sent, long received, long logged, long loggedBytes, long dependencies, long gatedCommits,
-        long replayedFromLogs, long replayedFromNonAck, long suppressed, int restoredEpoch)
+        long replayedFromLogs, long replayedFromNonAck, long suppressed, long reexecutedSends, int restoredEpoch)
     {
         /** No protocol. */
-        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, -1);
+        public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1);
 
         /** @return transfers it sent again, from its logs and unacknowledged. */
         public long replayed()

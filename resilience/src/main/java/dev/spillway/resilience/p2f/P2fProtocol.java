@@ -58,6 +58,7 @@ public final class P2fProtocol implements RankProtocol
     private long replayedFromLogs;
     private long replayedFromNonAck;
     private long suppressedSends;
+    private long reexecutedSends;
     private boolean resumed;
     private int restoredEpoch = -1;
     /** The epochs this rank's restorable generations open, its initial epoch (a restart from the start) included. */
@@ -79,6 +80,7 @@ public final class P2fProtocol implements RankProtocol
      * rank sends again to a rank that rolled back, until the global watermark drops them.
      */
     private final ReplayCopies copies;
+    private final SentRecord sentRecord;
     private DistributedSpillway.Recorder recorder;
 
     /**
@@ -91,7 +93,20 @@ public final class P2fProtocol implements RankProtocol
     public P2fProtocol(final int rank, final int ranks, final EpochPlan plan, final P2fOptions options,
         final ReplayCopies copies)
     {
+        this(rank, ranks, plan, options, copies, SentRecord.none(ranks));
+    }
+
+    /**
+     * As the other constructor, counting re-executed sends.
+     *
+     * @param sentRecord what this rank's earlier incarnations sent, and where this one records its sends; closed
+     *                   with it.
+     */
+    public P2fProtocol(final int rank, final int ranks, final EpochPlan plan, final P2fOptions options,
+        final ReplayCopies copies, final SentRecord sentRecord)
+    {
         this.copies = copies;
+        this.sentRecord = sentRecord;
         this.rank = rank;
         this.plan = plan;
         this.options = options;
@@ -117,6 +132,7 @@ public final class P2fProtocol implements RankProtocol
         final dev.spillway.resilience.p2f.Stamp stamp = p2f.send(target, new LoggedTransfer(tag, version, bytes,
             capturesAtSend(target) ? RankProtocol.logTag(tag, version, target) : null));
         sent++;
+        reexecutedSends += sentRecord.stamped(target, stamp.ssn()) ? 1 : 0;
         if (stamp.suppressed())
         {
             acked(target, new Ack(stamp.ssn(), receptionEpoch(target, stamp.ssn())));
@@ -281,11 +297,16 @@ public final class P2fProtocol implements RankProtocol
     {
         try
         {
+            synchronized (this)
+            {
+                sentRecord.close();
+            }
             copies.close();
         }
         catch (final IOException e)
         {
-            throw new UncheckedIOException("cannot remove the copies to send again: " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot close the copies to send again or the record of sends: " +
+                e.getMessage(), e);
         }
     }
 
@@ -476,7 +497,7 @@ public final class P2fProtocol implements RankProtocol
     public synchronized Figures figures()
     {
         return new Figures(sent, received, logged, loggedBytes, dependencies, gatedCommits,
-            replayedFromLogs, replayedFromNonAck, suppressedSends, restoredEpoch);
+            replayedFromLogs, replayedFromNonAck, suppressedSends, reexecutedSends, restoredEpoch);
     }
 
     /** @return the protocol's current state, for tests. */
