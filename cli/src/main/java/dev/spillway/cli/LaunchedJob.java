@@ -1,6 +1,7 @@
 package dev.spillway.cli;
 
 import dev.spillway.ranks.RestartNeededException;
+import dev.spillway.rdma.CoordinatorPorts;
 import dev.spillway.rdma.TransportConfig;
 
 import java.io.BufferedReader;
@@ -8,8 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
@@ -81,7 +80,7 @@ final class LaunchedJob
     void start() throws IOException, GeneralSecurityException
     {
         secret = HexFormat.of().formatHex(SecureRandom.getInstanceStrong().generateSeed(32));
-        coordinator = "127.0.0.1:" + freePort();
+        coordinator = "127.0.0.1:" + CoordinatorPorts.freeLoopback().getPort();
         for (int r = 0; r < ranks; r++)
         {
             if (!startRank(r, incarnation))
@@ -350,14 +349,6 @@ final class LaunchedJob
     static boolean shown(final String line)
     {
         return !UCX_REQUEST_ERROR.matcher(line).find();
-    }
-
-    private static int freePort() throws IOException
-    {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return s.getLocalPort();
-        }
     }
 
     /**

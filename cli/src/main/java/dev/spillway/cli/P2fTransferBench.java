@@ -11,6 +11,7 @@ import dev.spillway.memory.ByteUnits;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.ranks.RankProtocol;
+import dev.spillway.rdma.CoordinatorPorts;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.UcxTransport;
@@ -27,9 +28,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -240,11 +239,7 @@ final class P2fTransferBench implements Callable<Integer>
     {
         Dirs.deleteTree(root);
         Files.createDirectories(root);
-        final InetSocketAddress coordinator;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            coordinator = new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
-        }
+        final InetSocketAddress coordinator = CoordinatorPorts.freeLoopback();
         final byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
         final ExecutorService ranks = Executors.newFixedThreadPool(2);

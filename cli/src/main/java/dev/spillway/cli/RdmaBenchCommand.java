@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import dev.spillway.memory.ByteUnits;
+import dev.spillway.rdma.CoordinatorPorts;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.UcxTransport;
 import picocli.CommandLine.Command;
@@ -15,7 +16,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -196,11 +196,7 @@ final class RdmaBenchCommand implements Callable<Integer>
     private List<RdmaBench.Point> ours(final List<Integer> sizes, final Path peerLog, final Progress progress)
         throws IOException, InterruptedException
     {
-        final int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            port = s.getLocalPort();
-        }
+        final int port = CoordinatorPorts.freeLoopback().getPort();
         final byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         final String secret = HexFormat.of().formatHex(random);

@@ -1,9 +1,8 @@
 package dev.spillway.cli;
 
+import dev.spillway.rdma.CoordinatorPorts;
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +92,7 @@ public final class UcxPerftest
         throws IOException, InterruptedException
     {
         final String what = EXECUTABLE + " -t " + test + " -s " + bytes;
-        final int port = freePort();
+        final int port = CoordinatorPorts.freeLoopback().getPort();
         final List<String> options = new ArrayList<>(List.of("-t", test, "-s", Integer.toString(bytes), "-n",
             Integer.toString(iterations), "-w", Integer.toString(Math.max(1, iterations / 10)), "-O",
             Integer.toString(iterations), "-f", "-p", Integer.toString(port)));
@@ -223,14 +222,6 @@ public final class UcxPerftest
         {
             exiting = true;
             LIVE.forEach(Process::destroyForcibly);
-        }
-    }
-
-    private static int freePort() throws IOException
-    {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return s.getLocalPort();
         }
     }
 }

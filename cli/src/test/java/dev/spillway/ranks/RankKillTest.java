@@ -1,5 +1,6 @@
 package dev.spillway.ranks;
 
+import dev.spillway.rdma.CoordinatorPorts;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -7,8 +8,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,11 +94,8 @@ class RankKillTest
         return args;
     }
 
-    private static int freeLoopbackPort() throws IOException
+    private static int freeLoopbackPort()
     {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return s.getLocalPort();
-        }
+        return CoordinatorPorts.freeLoopback().getPort();
     }
 }

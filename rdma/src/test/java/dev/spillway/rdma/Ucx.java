@@ -1,10 +1,6 @@
 package dev.spillway.rdma;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,14 +38,7 @@ final class Ucx
 
     static InetSocketAddress freeLoopbackAddress()
     {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        return CoordinatorPorts.freeLoopback();
     }
 
     static TransportConfig.Builder config(final int rank, final int size, final InetSocketAddress coordinator,
