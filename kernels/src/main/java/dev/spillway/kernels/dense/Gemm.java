@@ -8,6 +8,7 @@ import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -106,8 +107,8 @@ public final class Gemm implements Kernel
         final Footprint.Item tile = Footprint.object(a.tileBytes());
         final int tiles = (n / t) * (n / t);
         final int[] stored = new int[4 * tiles];
-        java.util.Arrays.fill(stored, 0, 3 * tiles, a.tileBytes());
-        java.util.Arrays.fill(stored, 3 * tiles, 4 * tiles, t * Double.BYTES);
+        Arrays.fill(stored, 0, 3 * tiles, a.tileBytes());
+        Arrays.fill(stored, 3 * tiles, 4 * tiles, t * Double.BYTES);
         return new Footprint(List.of(tile, tile, tile), List.of(), stored);
     }
 
@@ -228,6 +229,11 @@ public final class Gemm implements Kernel
             }
         }
         final int nt = n / t;
+        final double[] x = new double[n];
+        for (int col = 0; col < n; col++)
+        {
+            x[col] = TileProducts.probe(SEED_PROBE, col);
+        }
         final TileProducts products = new TileProducts(c);
         final double[] cx = new double[n];
         for (int ti = 0; ti < nt; ti++)
@@ -237,7 +243,7 @@ public final class Gemm implements Kernel
             {
                 final int col0 = tj * t;
                 parts[tj] = products.partial(graph, "Cx", ti, tj, TileProducts.Shape.FULL,
-                    buffers -> col -> TileProducts.probe(SEED_PROBE, col0 + col));
+                    buffers -> col -> x[col0 + col]);
             }
             products.gather(graph, "Cx", parts, cx, ti * t);
         }
@@ -271,7 +277,7 @@ public final class Gemm implements Kernel
                         final double v = TileMatrix.entry(SEED_B, (long)kt * t + k, (long)tj * t + col);
                         bTile[col * t + k] = v;
                         bNorm2 += v * v;
-                        bx[kt * t + k] += v * TileProducts.probe(SEED_PROBE, (long)tj * t + col);
+                        bx[kt * t + k] += v * x[tj * t + col];
                     }
                 }
                 for (int r = 0; r < s; r++)
@@ -300,7 +306,7 @@ public final class Gemm implements Kernel
         }
         final double scale = n * Math.ulp(1.0) * (Math.sqrt(aNorm2) * Math.sqrt(bNorm2) + Math.sqrt(c0Norm2));
         final double rows = Math.sqrt(diff2) / scale;
-        final double probed = probeResidual(cx, bx, Math.sqrt(bNorm2));
+        final double probed = probeResidual(x, cx, bx, Math.sqrt(bNorm2));
         final double residual = Math.max(rows, probed);
         return new Verification(residual <= 1.0, residual, 1.0, String.format(
             "the larger of ‖C − (C0 + A·B)‖_F / (n·ε·(‖A‖_F·‖B‖_F + ‖C0‖_F)) over %s (%.3g) and " +
@@ -309,18 +315,12 @@ public final class Gemm implements Kernel
     }
 
     /** @return the probe's residual, regenerating A and C0 row by row. */
-    private double probeResidual(final double[] cx, final double[] bx, final double bNorm)
+    private double probeResidual(final double[] x, final double[] cx, final double[] bx, final double bNorm)
     {
         double aNorm2 = 0;
         double c0Norm2 = 0;
-        double x2 = 0;
         double diff2 = 0;
-        final double[] x = new double[n];
-        for (int col = 0; col < n; col++)
-        {
-            x[col] = TileProducts.probe(SEED_PROBE, col);
-            x2 += x[col] * x[col];
-        }
+        final double x2 = Arrays.stream(x).map(v -> v * v).sum();
         for (int row = 0; row < n; row++)
         {
             double want = 0;

@@ -132,7 +132,8 @@ final class LuVerification
             final double pax = productRow(source);
             final double d = pax - lux[r];
             probeDiff2 += d * d;
-            probe2 += probe(r) * probe(r);
+            final double xr = probe(r);
+            probe2 += xr * xr;
         }
         final double probed = Math.sqrt(probeDiff2) / (norm * Math.sqrt(probe2) * n * Math.ulp(1.0));
         final double residual = Math.max(rows, probed);
