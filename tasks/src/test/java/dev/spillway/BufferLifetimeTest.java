@@ -59,12 +59,13 @@ class BufferLifetimeTest
         final ByteBuffer stale = kept.get();
         assertTrue(Double.isNaN(stale.getDouble(0)), "a stale read sees the NaN poison, not another object's bytes");
         stale.putLong(128, 1);
-        sw.task("fill b").write(b).submit(ctx -> Runtimes.fill(ctx.buffer(b), 1));
-        sw.task("fill c").write(c).submit(ctx -> Runtimes.fill(ctx.buffer(c), 2));
         final SpillwayException e = assertThrows(SpillwayException.class, () ->
         {
             try
             {
+                // the check may stop the runtime while "fill b" runs, so the second submit can be the call that fails
+                sw.task("fill b").write(b).submit(ctx -> Runtimes.fill(ctx.buffer(b), 1));
+                sw.task("fill c").write(c).submit(ctx -> Runtimes.fill(ctx.buffer(c), 2));
                 sw.awaitAll();
             }
             finally
