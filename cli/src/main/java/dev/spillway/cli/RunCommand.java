@@ -301,7 +301,7 @@ final class RunCommand implements Callable<Integer>
                 "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
             RunSummary.shape(kernel), ByteUnits.format(kernel.dataBytes()), ByteUnits.format(budget),
             percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
-            base, ByteUnits.format(disk.bound()));
+            base, ByteUnits.format(disk.total()));
         System.err.println("spillway: BLAS " + blas.note());
 
         final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);

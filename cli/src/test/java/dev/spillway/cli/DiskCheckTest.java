@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,5 +45,24 @@ class DiskCheckTest
         final DiskCheck chronicle = DiskCheck.of(StoreKind.CHRONICLE, dir, lu.footprint(), 1, new int[0]);
         assertTrue(chronicle.bound() >= lu.dataBytes() && chronicle.bound() < 2 * lu.dataBytes(),
             chronicle.bound() + " B for " + lu.dataBytes() + " B of data");
+    }
+
+    @Test
+    void theReplayCopiesOfLoggedTransfersCountBesideTheStore() throws Exception
+    {
+        final Lu lu = new Lu(2048, 256, false, new JavaBlas());
+        final int[] logged = {512 << 10, 512 << 10, 512 << 10};
+        final DiskCheck plain = DiskCheck.of(StoreKind.DIRECT, dir, lu.footprint(), 2, new int[0]);
+        final DiskCheck p2f = DiskCheck.of(StoreKind.DIRECT, dir, lu.footprint(), 2, logged);
+        assertEquals(3 * (512 << 10), p2f.replays(), "one copy of each logged payload");
+        assertTrue(p2f.bound() >= plain.bound() + p2f.replays(), "the log objects are stored too: " + p2f.bound() +
+            " B against " + plain.bound() + " B");
+        assertEquals(p2f.bound() + p2f.replays(), p2f.total());
+        final String refused = p2f.problem(p2f.bound());
+        assertTrue(refused != null && refused.endsWith("and 1.5 MiB of payload copies kept for replays (past-to-future " +
+            "logging); free some space or choose another --dir"), refused);
+        assertNull(p2f.problem(p2f.total()));
+        assertNull(plain.problem(plain.total()), "no copies without logging");
+        assertEquals(0, plain.replays());
     }
 }
