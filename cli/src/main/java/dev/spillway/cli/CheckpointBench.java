@@ -13,26 +13,29 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * {@code spillway bench checkpoint}: out-of-core LU run back to back in child JVMs under one memory cap: without
- * checkpoints, with semi-blocking checkpoints at the automatic interval, with blocking checkpoints at that same
- * interval, and once killed with SIGKILL and resumed, to time recovery. With {@code --ranks R}, one rank against R
- * ranks instead ({@link RankCheckpointBench}).
+ * checkpoints, then semi-blocking and blocking at one fixed interval that gives each run at least three checkpoints,
+ * for the cost per checkpoint of each ({@link CheckpointCosts}), and once killed with SIGKILL at 70 % of its tasks
+ * and resumed, to time a recovery that restores a checkpoint. With {@code --ranks R}, one rank against R ranks
+ * instead ({@link RankCheckpointBench}).
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
-        "  spillway bench checkpoint --n 8192 --tile 512 --json checkpoint.json",
+        "  spillway bench checkpoint --n 8192 --tile 512 --repeat 3 --json checkpoint.json",
         "  spillway bench checkpoint --ranks 2 --n 8192 --tile 1024"},
     sortOptions = false,
-    description = "Checkpoint overhead (semi-blocking vs blocking, automatic interval) and recovery time on " +
-        "out-of-core LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after " +
-        "one is killed.")
+    description = "Cost per checkpoint, semi-blocking against blocking at one fixed interval (at least 3 " +
+        "checkpoints a run), the overhead Daly's optimal interval then predicts, and recovery time, on out-of-core " +
+        "LU; with --ranks R, the overhead of R ranks against one's, and the restart of R ranks after one is killed.")
 final class CheckpointBench implements Callable<Integer>
 {
     @Spec
@@ -48,9 +51,14 @@ final class CheckpointBench implements Callable<Integer>
         "(default: ${DEFAULT-VALUE}).")
     private String dram;
 
-    @Option(names = "--mtbf", defaultValue = "3600", description = "MTBF in seconds for the automatic interval " +
-        "(default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mtbf", defaultValue = "3600", description = "MTBF in seconds: of Daly's optimal interval for " +
+        "the measured cost per checkpoint, and of the automatic interval with --ranks (default: ${DEFAULT-VALUE}).")
     private double mtbf;
+
+    @Option(names = "--checkpoints", paramLabel = "K", defaultValue = "4", description = "One rank: checkpoint " +
+        "both modes every T/(K+1) s, T the first run without checkpoints (init and compute), so that each takes " +
+        "about K; a run with fewer than 3 fails the bench (default: ${DEFAULT-VALUE}).")
+    private int checkpoints;
 
     @Option(names = "--workers", description = "Workers (default: available processors).")
     private Integer workers;
@@ -76,9 +84,9 @@ final class CheckpointBench implements Callable<Integer>
             "The launcher and its ranks share one memory cgroup capped at R times a single run's cap; ranks need UCX."})
     private int ranks;
 
-    @Option(names = "--repeat", paramLabel = "K", defaultValue = "1", description = "With --ranks: make each run " +
-        "of the overhead comparison (one rank and R ranks, without and with checkpoints) K times, interleaved, and " +
-        "compare median times (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--repeat", paramLabel = "K", defaultValue = "1", description = "Make each run of the overhead " +
+        "comparison (none, semi-blocking and blocking; with --ranks, one rank and R ranks without and with " +
+        "checkpoints) K times, interleaved, and compare medians (default: ${DEFAULT-VALUE}).")
     private int repeat;
 
     private final ObjectMapper mapper = new ObjectMapper();
@@ -89,6 +97,10 @@ final class CheckpointBench implements Callable<Integer>
         if (ranks < 1)
         {
             throw new ParameterException(spec.commandLine(), "--ranks must be at least 1, got " + ranks);
+        }
+        if (checkpoints < 3)
+        {
+            throw new ParameterException(spec.commandLine(), "--checkpoints must be at least 3, got " + checkpoints);
         }
         if (repeat < 1)
         {
@@ -116,35 +128,43 @@ final class CheckpointBench implements Callable<Integer>
         {
             return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null).run(json);
         }
-        System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, MTBF %.0f s, cap %s%n", n,
-            tile, ByteUnits.format(budget), w, mtbf, ByteUnits.format(cap));
-        final JsonNode none = runs.single("none", List.of(), -1);
-        final JsonNode semi = runs.single("semi-blocking", runs.checkpoints("semi", "auto", "semi_blocking"), -1);
-        final String tau = realisedInterval(semi);
-        final JsonNode blocking = runs.single("blocking", runs.checkpoints("blocking", tau + "s", "blocking"), -1);
-        final long killAt = (long)(700 * (none.get("time_s").asDouble() + none.get("init_s").asDouble()));
+        System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, cap %s, %d run(s) of " +
+            "each kind%n", n, tile, ByteUnits.format(budget), w, ByteUnits.format(cap), repeat);
+        final List<JsonNode> none = new ArrayList<>(List.of(runs.single("none-1", List.of(), null)));
+        final String tau = String.format(Locale.ROOT, "%.3f", (none.get(0).get("init_s").asDouble() +
+            none.get(0).get("time_s").asDouble()) / (checkpoints + 1));
+        final List<JsonNode> semi = new ArrayList<>();
+        final List<JsonNode> blocking = new ArrayList<>();
+        for (int i = 1; i <= repeat; i++)
+        {
+            if (i > 1)
+            {
+                none.add(runs.single("none-" + i, List.of(), null));
+            }
+            semi.add(runs.single("semi-blocking-" + i, runs.checkpoints("semi", tau + "s", "semi_blocking"), null));
+            blocking.add(runs.single("blocking-" + i, runs.checkpoints("blocking", tau + "s", "blocking"), null));
+        }
+        final JsonNode tasks = none.get(0).get("tasks");
+        final long killAt = tasks.get("generation").asLong() + (long)(0.7 * tasks.get("compute").asLong());
         runs.single("killed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), killAt);
-        final JsonNode resumed = runs.single("resumed", runs.checkpoints("recovery", tau + "s", "semi_blocking"), -1);
+        final JsonNode resumed = runs.single("resumed", runs.checkpoints("recovery", tau + "s", "semi_blocking"),
+            null);
 
-        final double t0 = none.get("time_s").asDouble();
+        final CheckpointCosts costs = new CheckpointCosts(median(none, "time_s"), median(semi, "time_s"),
+            median(semi, "checkpoints"), median(blocking, "time_s"), median(blocking, "checkpoints"), mtbf);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("n", n);
         out.put("tile", tile);
         out.put("dram_bytes", budget);
         out.put("workers", w);
-        out.put("mtbf_s", mtbf);
-        out.put("interval", semi.get("checkpoint_policy").asText());
-        out.put("time_none_s", t0);
-        out.put("time_semi_s", semi.get("time_s").asDouble());
-        out.put("time_blocking_s", blocking.get("time_s").asDouble());
-        out.put("checkpoints", semi.get("checkpoints").asInt());
-        out.put("blocking_checkpoints", blocking.get("checkpoints").asInt());
-        out.put("overhead_pct", 100 * (semi.get("time_s").asDouble() - t0) / t0);
-        out.put("blocking_overhead_pct", 100 * (blocking.get("time_s").asDouble() - t0) / t0);
-        out.put("block_s", semi.get("checkpoint_block_s").asDouble());
-        out.put("blocking_block_s", blocking.get("checkpoint_block_s").asDouble());
-        out.put("checkpoint_total_s", semi.get("checkpoint_total_s").asDouble());
-        out.put("checkpoint_bytes", semi.get("checkpoint_bytes").asLong());
+        out.put("repeat", repeat);
+        out.put("interval_s", Double.parseDouble(tau));
+        costs.put(out);
+        out.put("block_s", median(semi, "checkpoint_block_s"));
+        out.put("blocking_block_s", median(blocking, "checkpoint_block_s"));
+        out.put("checkpoint_total_s", median(semi, "checkpoint_total_s"));
+        out.put("checkpoint_bytes", semi.get(0).get("checkpoint_bytes").asLong());
+        out.put("killed_at_task", killAt);
         out.put("restored_generation", resumed.get("restored_generation").asLong());
         out.put("restored_tasks", resumed.get("restored_tasks").asLong());
         out.put("reexecuted_tasks", resumed.get("reexecuted_tasks").asLong());
@@ -152,28 +172,39 @@ final class CheckpointBench implements Callable<Integer>
         out.put("restore_read_s", resumed.get("restore_read_s").asDouble());
         out.put("restore_verify_s", resumed.get("restore_verify_s").asDouble());
         out.put("reexecute_s", resumed.get("reexecute_s").asDouble());
-        final boolean same = resumed.get("result_checksum").asText().equals(none.get("result_checksum").asText()) &&
-            semi.get("result_checksum").asText().equals(none.get("result_checksum").asText()) &&
-            blocking.get("result_checksum").asText().equals(none.get("result_checksum").asText());
+        final String reference = none.get(0).get("result_checksum").asText();
+        final boolean same = Stream.of(none, semi, blocking, List.of(resumed)).flatMap(List::stream)
+            .allMatch(r -> r.get("result_checksum").asText().equals(reference));
         out.put("results_bit_identical", same);
-        System.out.printf(Locale.ROOT, "semi-blocking (%s): overhead %.2f%% (%d checkpoints, tasks held %.3f s)%n" +
-                "blocking at the same interval: overhead %.2f%% (%d checkpoints, tasks held %.3f s)%n" +
-                "recovery: restore %.2f s (read %.2f s, verify %.2f s), re-execution of %d tasks %.2f s; " +
-                "results %s%n", out.get("interval"), out.get("overhead_pct"), out.get("checkpoints"),
-            out.get("block_s"), out.get("blocking_overhead_pct"), out.get("blocking_checkpoints"),
-            out.get("blocking_block_s"), out.get("restore_s"), out.get("restore_read_s"), out.get("restore_verify_s"),
-            out.get("reexecuted_tasks"), out.get("reexecute_s"), same ? "bit-identical" : "DIFFER");
+        final boolean restored = resumed.get("restored_generation").asLong() >= 0;
+        out.put("recovery_restored_a_checkpoint", restored);
+        System.out.print(costs.describe(Double.parseDouble(tau)));
+        System.out.printf(Locale.ROOT, "recovery (killed at task %d): %s; results %s%n", killAt, restored ?
+                String.format(Locale.ROOT, "restored generation %d in %.2f s (read %.2f s, verify %.2f s), " +
+                    "re-execution of %d tasks %.2f s", resumed.get("restored_generation").asLong(),
+                    resumed.get("restore_s").asDouble(), resumed.get("restore_read_s").asDouble(),
+                    resumed.get("restore_verify_s").asDouble(), resumed.get("reexecuted_tasks").asLong(),
+                    resumed.get("reexecute_s").asDouble()) :
+                "FAILED: nothing was restored (the run was killed before its first checkpoint committed)",
+            same ? "bit-identical" : "DIFFER");
         if (json != null)
         {
             mapper.enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
         }
         runs.clearCheckpoints();
-        return same ? 0 : 1;
+        return same && restored && costs.enoughCheckpoints() ? 0 : 1;
+    }
+
+    private static double median(final List<JsonNode> runs, final String key)
+    {
+        final double[] v = runs.stream().mapToDouble(r -> r.get(key).asDouble()).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     /**
-     * The interval the semi-blocking run actually used (its run time over checkpoints plus one), so the blocking run
-     * takes as many checkpoints even when the automatic interval, recomputed after the first, outgrows the run.
+     * The interval a run at the automatic interval actually used (its run time over checkpoints plus one), so that
+     * later runs take as many checkpoints even when the automatic interval, recomputed after the first, outgrows
+     * the run.
      */
     static String realisedInterval(final JsonNode semi)
     {

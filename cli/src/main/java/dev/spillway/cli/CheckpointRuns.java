@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.spillway.io.CrashPoints;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -93,31 +94,35 @@ final class CheckpointRuns
     }
 
     /**
-     * Runs {@code run lu} of order n with {@code extra} flags in one JVM under {@link #cap()}; kills it with SIGKILL
-     * after {@code killAfterMillis} if that is at least 0.
+     * Runs {@code run lu} of order n with {@code extra} flags in one JVM under {@link #cap()}. With {@code killAtTask},
+     * kills it with SIGKILL when it starts the body of its {@code killAtTask}-th task (crash point
+     * {@value CrashPoints#IN_TASK}, input generation included).
      *
      * @return its figures, or null when it was killed.
      */
-    JsonNode single(final String label, final List<String> extra, final long killAfterMillis)
+    JsonNode single(final String label, final List<String> extra, final Long killAtTask)
         throws IOException, InterruptedException
     {
-        final List<String> cmd = ChildJvm.command(HEAP, lu(label, n, dram));
+        final List<String> flags = killAtTask == null ? List.of() : List.of("-Dspillway.crashAt=" +
+            CrashPoints.IN_TASK, "-Dspillway.crashAtHit=" + killAtTask);
+        final List<String> cmd = ChildJvm.command(HEAP, flags, lu(label, n, dram));
         cmd.addAll(extra);
-        System.err.printf("spillway: %-14s ... ", label);
-        try (CappedChild child = start(label, cap(), cmd, null))
+        final AtomicLong killed = new AtomicLong(-1);
+        System.err.printf("spillway: %-16s ... ", label);
+        try (CappedChild child = start(label, cap(), cmd, killAtTask == null ? null : killer(killed)))
         {
-            if (killAfterMillis >= 0)
+            if (killAtTask == null)
             {
-                if (!child.process().waitFor(killAfterMillis, TimeUnit.MILLISECONDS))
-                {
-                    child.kill();
-                    System.err.printf("killed with SIGKILL after %.1f s%n", killAfterMillis / 1e3);
-                    return null;
-                }
-                throw new IllegalStateException("the run to kill ended before " + killAfterMillis + " ms; see " +
-                    log(label));
+                return finish(label, child);
             }
-            return finish(label, child);
+            child.process().waitFor(3600, TimeUnit.SECONDS);
+            if (killed.get() < 0)
+            {
+                throw new IllegalStateException("the run to kill at task " + killAtTask + " ended without reaching " +
+                    "it; see " + log(label));
+            }
+            System.err.printf("killed with SIGKILL at task %d%n", killAtTask);
+            return null;
         }
     }
 
@@ -137,15 +142,8 @@ final class CheckpointRuns
         args.addAll(lu(label, order, Long.toString(budget)));
         args.addAll(extra);
         final AtomicLong killed = new AtomicLong(-1);
-        final Consumer<String> lines = !killAtCrashPoint ? null : line ->
-        {
-            final Matcher m = CRASHPOINT.matcher(line);
-            if (m.find() && killed.compareAndSet(-1, Long.parseLong(m.group(1))))
-            {
-                ProcessHandle.of(killed.get()).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        };
-        System.err.printf("spillway: %-14s ... ", label);
+        final Consumer<String> lines = killAtCrashPoint ? killer(killed) : null;
+        System.err.printf("spillway: %-16s ... ", label);
         final ObjectNode r;
         try (CappedChild child = start(label, ranks * cap(), ChildJvm.command(HEAP, args), lines))
         {
@@ -157,6 +155,19 @@ final class CheckpointRuns
                 log(label));
         }
         return killAtCrashPoint ? r.put("killed_pid", killed.get()) : r;
+    }
+
+    /** @return a reader of a child's output that kills, with SIGKILL, the process its crash point names, once. */
+    private static Consumer<String> killer(final AtomicLong killed)
+    {
+        return line ->
+        {
+            final Matcher m = CRASHPOINT.matcher(line);
+            if (m.find() && killed.compareAndSet(-1, Long.parseLong(m.group(1))))
+            {
+                ProcessHandle.of(killed.get()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        };
     }
 
     private CappedChild start(final String label, final long cap, final List<String> cmd,

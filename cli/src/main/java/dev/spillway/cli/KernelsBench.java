@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.cli.report.BenchChart;
 import dev.spillway.cli.report.BenchRow;
 import dev.spillway.cli.report.BenchTable;
+import dev.spillway.kernels.stencil.Stencil;
 import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -84,9 +85,15 @@ final class KernelsBench implements Callable<Integer>
 
     private final ObjectMapper mapper = new ObjectMapper();
 
-    /** One child run's measurements. */
-    record Measured(double timeS, long bytesRead, long bytesWritten, boolean verified, String checksum,
-        String failure)
+    /**
+     * One child run's measurements.
+     *
+     * @param verified   whether the run verified its result in-process.
+     * @param byChecksum whether it could not (a stencil grid over the verify limit), so its checksum is compared with
+     *                   the reference's ({@link StencilReferences}).
+     */
+    record Measured(double timeS, long bytesRead, long bytesWritten, boolean verified, boolean byChecksum,
+        String checksum, String failure)
     {
         boolean ok()
         {
@@ -119,6 +126,7 @@ final class KernelsBench implements Callable<Integer>
             final List<String> problem = problemArgs(k);
             final dev.spillway.kernels.Kernel shape = probe(k, problem);
             final long data = shape.dataBytes();
+            final String[] reference = new String[1];
             for (final double f : fs)
             {
                 final long budget = (long)Math.ceil(data * f / 100.0);
@@ -137,11 +145,23 @@ final class KernelsBench implements Callable<Integer>
                 for (int i = 0; i < sets.size(); i++)
                 {
                     final Measured m = ooc.get(i);
+                    if (m.ok() && m.byChecksum() && reference[0] == null)
+                    {
+                        reference[0] = new StencilReferences(dir.resolve("reference-checksums"), timeout)
+                            .checksum((Stencil)shape, problem);
+                    }
+                    final boolean verified = m.byChecksum() ? m.ok() && m.checksum().equals(reference[0]) :
+                        m.verified();
+                    if (m.ok() && !verified)
+                    {
+                        System.err.printf("spillway: %s %s NOT VERIFIED: checksum %s%s%n", k, sets.get(i),
+                            m.checksum(), m.byChecksum() ? ", the reference's is " + reference[0] : "");
+                    }
                     final boolean agrees = m.ok() && incore.ok() && m.checksum().equals(incore.checksum()) &&
                         (!mmap.ok() || m.checksum().equals(mmap.checksum()));
                     rows.add(BenchRow.of(k, shape.size(), shape.tile(), f, sets.get(i), m.ok() ? m.timeS() : Double.NaN,
                         incore.ok() ? incore.timeS() : Double.NaN, mmap.ok() ? mmap.timeS() : Double.NaN,
-                        m.bytesRead(), m.bytesWritten(), m.verified() && agrees));
+                        m.bytesRead(), m.bytesWritten(), verified && agrees));
                 }
                 BenchTable.writeJson(outDir.resolve("rows.json"), rows);
             }
@@ -201,8 +221,8 @@ final class KernelsBench implements Callable<Integer>
 
     /**
      * @return whether {@code result} is a run that could not verify itself in-process (a stencil grid above the verify
-     *         limit: residual NaN) and exited 1 for that alone; its result checksum is then compared with the in-core
-     *         and mmap runs'.
+     *         limit: residual NaN) and exited 1 for that alone; its result checksum is then compared with the
+     *         reference's ({@link StencilReferences}).
      */
     static boolean uncheckedInProcess(final Path result) throws IOException
     {
@@ -268,16 +288,16 @@ final class KernelsBench implements Callable<Integer>
         if (failure != null)
         {
             System.err.printf("FAILED: %s (%.0f s)%n", failure, wall);
-            return new Measured(Double.NaN, 0, 0, false, "", failure);
+            return new Measured(Double.NaN, 0, 0, false, false, "", failure);
         }
         final JsonNode r = mapper.readTree(result.toFile());
         final boolean byChecksumOnly = uncheckedInProcess(result);
         final Measured m = new Measured(r.get("time_s").asDouble(), r.get("bytes_read").asLong(),
-            r.get("bytes_written").asLong(), r.get("verified").asBoolean() || byChecksumOnly,
+            r.get("bytes_written").asLong(), r.get("verified").asBoolean(), byChecksumOnly,
             r.get("result_checksum").asText(), null);
         System.err.printf(Locale.ROOT, "%.2f s, read %s, wrote %s, peak %s%s%n", m.timeS(),
             ByteUnits.format(m.bytesRead()), ByteUnits.format(m.bytesWritten()), peak < 0 ? "n/a" : ByteUnits.format(peak), verify ? (byChecksumOnly ?
-                ", too large to verify in-process: checked by checksum against the in-core and mmap runs" :
+                ", too large to verify in-process: checked against the reference checksum" :
                 m.verified() ? ", verified" : ", NOT VERIFIED") : "");
         return m;
     }

@@ -82,7 +82,7 @@ final class RankCheckpointBench
         System.err.printf(Locale.ROOT, "spillway bench checkpoint: lu n=%d on one rank against n=%d on %d ranks, " +
                 "tile %d, DRAM %s and %d workers per rank, MTBF %.0f s, cap %s per rank%n", n, order, ranks, tile,
             ByteUnits.format(budget), workers, mtbf, ByteUnits.format(runs.cap()));
-        final JsonNode auto = runs.single("semi-auto", runs.checkpoints("semi-auto", "auto", SEMI), -1);
+        final JsonNode auto = runs.single("semi-auto", runs.checkpoints("semi-auto", "auto", SEMI), null);
         final String every = CheckpointBench.realisedInterval(auto) + "s";
         final List<JsonNode> none = new ArrayList<>();
         final List<JsonNode> semi = new ArrayList<>();
@@ -91,8 +91,8 @@ final class RankCheckpointBench
         for (int i = 1; i <= repeat; i++)
         {
             final String rep = repeat == 1 ? "" : "-" + i;
-            none.add(runs.single("none" + rep, List.of(), -1));
-            semi.add(runs.single("semi-every" + rep, runs.checkpoints("semi-every" + rep, every, SEMI), -1));
+            none.add(runs.single("none" + rep, List.of(), null));
+            semi.add(runs.single("semi-every" + rep, runs.checkpoints("semi-every" + rep, every, SEMI), null));
             ranksNone.add(runs.ranks("ranks-none" + rep, ranks, order, List.of(), List.of(), false));
             ranksSemi.add(runs.ranks("ranks-every" + rep, ranks, order, List.of(),
                 runs.checkpoints("ranks-every" + rep, every, SEMI), false));

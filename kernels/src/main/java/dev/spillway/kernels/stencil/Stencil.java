@@ -95,6 +95,21 @@ public final class Stencil implements Kernel
         return new int[] {grid.count(0), grid.count(1), grid.count(2)};
     }
 
+    /**
+     * @return the result checksum a run of this stencil must report, from {@link StencilReference} run in this
+     *         process: it needs the whole grid in the heap. For grids over the verify limit, run it in a JVM of its own.
+     */
+    public String referenceChecksum()
+    {
+        return verification.referenceChecksum();
+    }
+
+    /** @return the inputs of {@link #referenceChecksum}, as a key: {@code XxYxZ-BXxBYxBZ-sSWEEPS-tSTEPS}. */
+    public String referenceKey()
+    {
+        return verification.referenceKey();
+    }
+
     @Override
     public String name()
     {

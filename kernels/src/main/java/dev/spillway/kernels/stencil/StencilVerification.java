@@ -59,6 +59,20 @@ final class StencilVerification
         return new Verification(differing.sum() == 0, worst.get(), 0, "whole grid vs in-memory sweep");
     }
 
+    /** @return {@link StencilReference#referenceChecksum} for this stencil: the whole grid in this heap. */
+    String referenceChecksum()
+    {
+        return StencilReference.referenceChecksum(shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], sweeps,
+            steps);
+    }
+
+    /** @return the reference's inputs: {@code XxYxZ-BXxBYxBZ-sSWEEPS-tSTEPS}. */
+    String referenceKey()
+    {
+        return shape[0] + "x" + shape[1] + "x" + shape[2] + "-" + shape[3] + "x" + shape[4] + "x" + shape[5] + "-s" +
+            sweeps + "-t" + steps;
+    }
+
     private void compare(final ByteBuffer u, final int b, final StencilReference reference,
         final DoubleAccumulator worst, final LongAdder differing)
     {

@@ -1,0 +1,52 @@
+package dev.spillway.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** δ per checkpoint, the targets' verdicts, and a comparison with too few checkpoints reported as failed. */
+class CheckpointCostsTest
+{
+    @Test
+    void deltaIsTheAddedTimePerCheckpointAndDalyUsesIt()
+    {
+        final CheckpointCosts c = new CheckpointCosts(20.0, 20.4, 4, 24.0, 4, 3600);
+        assertEquals(0.1, c.semiDelta(), 1e-12);
+        assertEquals(1.0, c.blockingDelta(), 1e-12);
+        assertEquals(Math.sqrt(720) * (1 + Math.sqrt(0.1 / 7200) / 3 + 0.1 / 7200 / 9) - 0.1, c.dalyInterval(), 1e-9);
+        assertEquals(0.1 / c.dalyInterval(), c.dalyOverhead(), 1e-12);
+        assertTrue(c.dalyExpectedLoss() > c.dalyOverhead(), "failures add lost work");
+        final String text = c.describe(4.0);
+        assertTrue(text.contains("semi-blocking δ / blocking δ = 0.100 (target ≤ 0.2: met)"), text);
+        assertTrue(text.contains("checkpoint overhead δ/τ* 0.374 % (target < 1 %: met)"), text);
+        assertFalse(text.contains("FAILED"), text);
+        final Map<String, Object> out = new LinkedHashMap<>();
+        c.put(out);
+        assertEquals(true, out.get("enough_checkpoints"));
+    }
+
+    @Test
+    void tooFewCheckpointsFailAndACostlyOneMissesItsTargets()
+    {
+        final CheckpointCosts c = new CheckpointCosts(20.0, 22.0, 2, 24.0, 2, 3600);
+        assertFalse(c.enoughCheckpoints());
+        final String text = c.describe(8.0);
+        assertTrue(text.contains("FAILED: a run took fewer than 3 checkpoints"), text);
+        assertTrue(text.contains("target ≤ 0.2: MISSED"), text);
+        assertTrue(text.contains("(target < 1 %: MISSED)"), text);
+    }
+
+    @Test
+    void aCostWithinTheNoiseClaimsNoDalyFigure()
+    {
+        final CheckpointCosts c = new CheckpointCosts(20.0, 19.9, 4, 24.0, 4, 3600);
+        assertTrue(Double.isNaN(c.dalyInterval()));
+        assertTrue(c.describe(4.0).contains("not computed: semi-blocking δ -0.025 s is within the run-to-run noise"),
+            c.describe(4.0));
+    }
+}
