@@ -114,7 +114,9 @@ public final class SpillwayConfig
     /**
      * Sets the policies of seed 003's Table 6.1 from letters separated by commas: one of {@code f}, {@code a},
      * {@code p} for the IO order, {@code s} for the shared ready queue, {@code d} for clean-first eviction.
-     * Letters left out turn {@code s} and {@code d} off. Default {@code a,s,d}; property {@code spillway.policy}.
+     * Under {@code a} and {@code p}, a waiting task whose objects are all in DRAM is admitted before anything is
+     * evicted for the next task (data reuse); {@code f} keeps strict arrival order. Letters left out turn {@code s}
+     * and {@code d} off. Default {@code a,s,d}; property {@code spillway.policy}.
      *
      * @throws IllegalArgumentException naming an unknown letter, or two IO orders.
      */

@@ -42,6 +42,7 @@ class JfrEventsTest
                     final Data di = d[i];
                     sw.task("init " + i).write(di).submit(ctx -> Runtimes.fill(ctx.buffer(di), 1));
                 }
+                sw.awaitAll();
                 for (final Data x : d)
                 {
                     sw.task("read " + x.tag()).read(x).submit(ctx -> { });

@@ -1,5 +1,6 @@
 package dev.spillway.internal;
 
+import dev.spillway.IoOrder;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskFailedException;
 import dev.spillway.memory.BufferPool;
@@ -12,12 +13,16 @@ import dev.spillway.memory.ResidentObjects;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.function.Predicate;
 
 /**
  * Admission of tasks into DRAM by IO policy (Algorithm 3 of seed 003), eviction, and look-ahead; IO thread only.
  *
  * <p>The policy's next task is admitted only when DRAM can be found for every object it lacks, by evicting
- * unreferenced objects if need be; otherwise admission waits for completions. Admission takes a reference on each
+ * unreferenced objects if need be; otherwise admission waits for completions. Under orders {@code a} and {@code p},
+ * every waiting task that lacks nothing is admitted before anything is evicted (data reuse, after StarPU's
+ * {@code dmdar}): a consumer of data just produced takes it while it is in DRAM, rather than after a new producer has
+ * evicted it. Order {@code f} keeps strict arrival order, seed 003's baseline. Admission takes a reference on each
  * of the task's objects, so nothing it needs is evicted before it runs.
  */
 final class Admission
@@ -31,6 +36,9 @@ final class Admission
     private final PendingQueue pending;
     private Checkpointer checkpointer;
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
+    private final ArrayList<TaskRecord> lackingNothing = new ArrayList<>();
+    private final Predicate<TaskRecord> needsNothing = t -> needBytes(t) == 0;
+    private final boolean reuse;
     private final int prefetchDepth;
     private final long cleanReserveBytes;
     private boolean lookAheadDue = true;
@@ -47,6 +55,7 @@ final class Admission
         this.resident = resident;
         this.counters = counters;
         this.pending = PendingQueue.of(config.ioOrder());
+        this.reuse = config.ioOrder() != IoOrder.FIFO;
         this.prefetchDepth = config.prefetchDepth();
         this.cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
     }
@@ -118,6 +127,11 @@ final class Admission
             }
             final long need = needBytes(t);
             t.needBytes = need;
+            if (need > budget.available() && reuse && admitResident() > 0)
+            {
+                n++;
+                continue;
+            }
             if (need > budget.available() && !makeRoom(t, need))
             {
                 if (agent.idle() && transfers.isEmpty())
@@ -137,6 +151,31 @@ final class Admission
         {
             lookAheadDue = true;
         }
+        return n;
+    }
+
+    /**
+     * Admits every waiting task whose objects are all in DRAM (it needs none), in policy order among themselves, so
+     * that no eviction for another task takes their data first. Returns how many it took from the queue.
+     */
+    private int admitResident()
+    {
+        pending.drainMatching(needsNothing, lackingNothing);
+        if (lackingNothing.isEmpty())
+        {
+            return 0;
+        }
+        lackingNothing.sort(PendingQueue.PRIORITY_THEN_SEQ);
+        final int n = lackingNothing.size();
+        for (final TaskRecord t : lackingNothing)
+        {
+            if (checkpointer == null || !checkpointer.parks(t))
+            {
+                t.needBytes = 0;
+                admit(t);
+            }
+        }
+        lackingNothing.clear();
         return n;
     }
 

@@ -5,12 +5,18 @@ import dev.spillway.memory.Residency;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.Queue;
+import java.util.function.Predicate;
 
 /** Tasks whose dependencies are met, waiting for DRAM, in the order of the IO policy. IO thread only. */
 abstract class PendingQueue
 {
+    /** Higher priority first, then submission order. */
+    static final Comparator<TaskRecord> PRIORITY_THEN_SEQ = (a, b) -> a.priority != b.priority ?
+        Integer.compare(b.priority, a.priority) : Long.compare(a.seq, b.seq);
+
     abstract void add(TaskRecord t);
 
     /** @return the task the policy admits next, or null. */
@@ -24,13 +30,25 @@ abstract class PendingQueue
     /** Removes every task, handing each to {@code sink}. */
     abstract void drainTo(ArrayList<TaskRecord> sink);
 
+    /** Removes every task {@code which} accepts, handing each to {@code sink}. */
+    abstract void drainMatching(Predicate<TaskRecord> which, ArrayList<TaskRecord> sink);
+
+    static boolean moveIf(final TaskRecord t, final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
+    {
+        if (which.test(t))
+        {
+            sink.add(t);
+            return true;
+        }
+        return false;
+    }
+
     static PendingQueue of(final IoOrder order)
     {
         return switch (order)
         {
             case FIFO -> new Ordered(new ArrayDeque<>());
-            case PRIORITY -> new Ordered(new PriorityQueue<>((a, b) -> a.priority != b.priority ?
-                Integer.compare(b.priority, a.priority) : Long.compare(a.seq, b.seq)));
+            case PRIORITY -> new Ordered(new PriorityQueue<>(PRIORITY_THEN_SEQ));
             case FEWEST_IN_NVM -> new FewestInNvm();
         };
     }
@@ -74,6 +92,12 @@ abstract class PendingQueue
         {
             sink.addAll(queue);
             queue.clear();
+        }
+
+        @Override
+        void drainMatching(final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
+        {
+            queue.removeIf(t -> moveIf(t, which, sink));
         }
     }
 
@@ -134,6 +158,15 @@ abstract class PendingQueue
         {
             sink.addAll(tasks);
             tasks.clear();
+        }
+
+        @Override
+        void drainMatching(final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
+        {
+            if (tasks.removeIf(t -> moveIf(t, which, sink)))
+            {
+                chosen = -1;
+            }
         }
 
         private static int readsFromNvm(final TaskRecord t)
