@@ -3,7 +3,6 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.spillway.io.CrashPoints;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -93,35 +92,44 @@ final class CheckpointRuns
         return args;
     }
 
+    /** Where {@link #single} kills its run: at the {@code hit}-th reach of crash point {@code point}. */
+    record Kill(String point, long hit)
+    {
+        @Override
+        public String toString()
+        {
+            return point + " (reach " + hit + ")";
+        }
+    }
+
     /**
-     * Runs {@code run lu} of order n with {@code extra} flags in one JVM under {@link #cap()}. With {@code killAtTask},
-     * kills it with SIGKILL when it starts the body of its {@code killAtTask}-th task (crash point
-     * {@value CrashPoints#IN_TASK}, input generation included).
+     * Runs {@code run lu} of order n with {@code extra} flags in one JVM under {@link #cap()}. With {@code kill}, kills
+     * it with SIGKILL when it reaches that crash point.
      *
      * @return its figures, or null when it was killed.
      */
-    JsonNode single(final String label, final List<String> extra, final Long killAtTask)
+    JsonNode single(final String label, final List<String> extra, final Kill kill)
         throws IOException, InterruptedException
     {
-        final List<String> flags = killAtTask == null ? List.of() : List.of("-Dspillway.crashAt=" +
-            CrashPoints.IN_TASK, "-Dspillway.crashAtHit=" + killAtTask);
+        final List<String> flags = kill == null ? List.of() : List.of("-Dspillway.crashAt=" + kill.point(),
+            "-Dspillway.crashAtHit=" + kill.hit());
         final List<String> cmd = ChildJvm.command(HEAP, flags, lu(label, n, dram));
         cmd.addAll(extra);
         final AtomicLong killed = new AtomicLong(-1);
         System.err.printf("spillway: %-16s ... ", label);
-        try (CappedChild child = start(label, cap(), cmd, killAtTask == null ? null : killer(killed)))
+        try (CappedChild child = start(label, cap(), cmd, kill == null ? null : killer(killed)))
         {
-            if (killAtTask == null)
+            if (kill == null)
             {
                 return finish(label, child);
             }
             child.process().waitFor(3600, TimeUnit.SECONDS);
             if (killed.get() < 0)
             {
-                throw new IllegalStateException("the run to kill at task " + killAtTask + " ended without reaching " +
-                    "it; see " + log(label));
+                throw new IllegalStateException("the run to kill at " + kill + " ended without reaching it; see " +
+                    log(label));
             }
-            System.err.printf("killed with SIGKILL at task %d%n", killAtTask);
+            System.err.printf("killed with SIGKILL at %s%n", kill);
             return null;
         }
     }

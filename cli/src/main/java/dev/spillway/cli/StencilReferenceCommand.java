@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
  * in-process.
  */
 @Command(name = "stencil-reference", hidden = true, mixinStandardHelpOptions = true,
+    footer = {"", "Examples:",
+        "  spillway bench stencil-reference --grid 1024,1024,256 --tile 128 --sweeps 40 --steps 3"},
     description = "Print the reference checksum of a stencil run (the whole grid in this JVM's heap).")
 final class StencilReferenceCommand implements Callable<Integer>
 {
