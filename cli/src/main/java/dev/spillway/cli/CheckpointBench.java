@@ -153,8 +153,8 @@ final class CheckpointBench implements Callable<Integer>
         final JsonNode resumed = runs.single("resumed", runs.checkpoints("recovery", tau + "s", "semi_blocking"),
             null);
 
-        final CheckpointCosts costs = new CheckpointCosts(median(none, "time_s"), median(semi, "time_s"),
-            median(semi, "checkpoints"), median(blocking, "time_s"), median(blocking, "checkpoints"), mtbf);
+        final CheckpointCosts costs = new CheckpointCosts(Samples.median(none, "time_s"), Samples.median(semi, "time_s"),
+            Samples.median(semi, "checkpoints"), Samples.median(blocking, "time_s"), Samples.median(blocking, "checkpoints"), mtbf);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("n", n);
         out.put("tile", tile);
@@ -163,9 +163,9 @@ final class CheckpointBench implements Callable<Integer>
         out.put("repeat", repeat);
         out.put("interval_s", Double.parseDouble(tau));
         costs.put(out);
-        out.put("block_s", median(semi, "checkpoint_block_s"));
-        out.put("blocking_block_s", median(blocking, "checkpoint_block_s"));
-        out.put("checkpoint_total_s", median(semi, "checkpoint_total_s"));
+        out.put("block_s", Samples.median(semi, "checkpoint_block_s"));
+        out.put("blocking_block_s", Samples.median(blocking, "checkpoint_block_s"));
+        out.put("checkpoint_total_s", Samples.median(semi, "checkpoint_total_s"));
         out.put("checkpoint_bytes", semi.get(0).get("checkpoint_bytes").asLong());
         out.put("killed_at", kill.toString());
         out.put("restored_generation", resumed.get("restored_generation").asLong());
@@ -196,12 +196,6 @@ final class CheckpointBench implements Callable<Integer>
         }
         runs.clearCheckpoints();
         return same && restored && costs.enoughCheckpoints() ? 0 : 1;
-    }
-
-    private static double median(final List<JsonNode> runs, final String key)
-    {
-        final double[] v = runs.stream().mapToDouble(r -> r.get(key).asDouble()).sorted().toArray();
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     /**

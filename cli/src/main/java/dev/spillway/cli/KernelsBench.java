@@ -126,7 +126,7 @@ final class KernelsBench implements Callable<Integer>
             final List<String> problem = problemArgs(k);
             final dev.spillway.kernels.Kernel shape = probe(k, problem);
             final long data = shape.dataBytes();
-            final String[] reference = new String[1];
+            String reference = null;
             for (final double f : fs)
             {
                 final long budget = (long)Math.ceil(data * f / 100.0);
@@ -145,17 +145,17 @@ final class KernelsBench implements Callable<Integer>
                 for (int i = 0; i < sets.size(); i++)
                 {
                     final Measured m = ooc.get(i);
-                    if (m.ok() && m.byChecksum() && reference[0] == null)
+                    if (m.ok() && m.byChecksum() && reference == null)
                     {
-                        reference[0] = new StencilReferences(dir.resolve("reference-checksums"), timeout)
+                        reference = new StencilReferences(dir.resolve("reference-checksums"), timeout)
                             .checksum((Stencil)shape, problem);
                     }
-                    final boolean verified = m.byChecksum() ? m.ok() && m.checksum().equals(reference[0]) :
+                    final boolean verified = m.byChecksum() ? m.ok() && m.checksum().equals(reference) :
                         m.verified();
                     if (m.ok() && !verified)
                     {
                         System.err.printf("spillway: %s %s NOT VERIFIED: checksum %s%s%n", k, sets.get(i),
-                            m.checksum(), m.byChecksum() ? ", the reference's is " + reference[0] : "");
+                            m.checksum(), m.byChecksum() ? ", the reference's is " + reference : "");
                     }
                     final boolean agrees = m.ok() && incore.ok() && m.checksum().equals(incore.checksum()) &&
                         (!mmap.ok() || m.checksum().equals(mmap.checksum()));

@@ -94,7 +94,7 @@ final class P2fOverheadBench implements Callable<Integer>
             }
             runs.clearCheckpoints();
         }
-        final double base0 = median(results.get("checkpoints"), "time_s");
+        final double base0 = Samples.median(results.get("checkpoints"), "time_s");
         final String checksum = results.get("checkpoints").get(0).get("result_checksum").asText();
         boolean same = true;
         final Map<String, Object> out = new LinkedHashMap<>();
@@ -111,7 +111,7 @@ final class P2fOverheadBench implements Callable<Integer>
         for (final Map.Entry<String, List<JsonNode>> e : results.entrySet())
         {
             final JsonNode first = e.getValue().get(0);
-            final double time = median(e.getValue(), "time_s");
+            final double time = Samples.median(e.getValue(), "time_s");
             final JsonNode p2f = first.path("p2f");
             final Map<String, Object> row = new LinkedHashMap<>();
             row.put("time_s", time);
@@ -139,10 +139,5 @@ final class P2fOverheadBench implements Callable<Integer>
         }
         runs.clearCheckpoints();
         return same ? 0 : 1;
-    }
-
-    private static double median(final List<JsonNode> runs, final String key)
-    {
-        return Samples.median(runs.stream().mapToDouble(r -> r.get(key).asDouble()).toArray());
     }
 }

@@ -104,7 +104,7 @@ final class RankCheckpointBench
 
         final Map<String, Object> single = overhead(none, semi);
         final Map<String, Object> distributed = overhead(ranksNone, ranksSemi);
-        distributed.put("global_checkpoints", median(ranksSemi, "global_checkpoints"));
+        distributed.put("global_checkpoints", Samples.median(ranksSemi, "global_checkpoints"));
         final Double ratio = ratio(single, distributed, "overhead_pct");
         final Double perCheckpoint = ratio(single, distributed, "overhead_per_checkpoint_s");
         final Map<String, Object> recovery = recovery(resumed, crash);
@@ -150,9 +150,9 @@ final class RankCheckpointBench
      */
     private static Map<String, Object> overhead(final List<JsonNode> none, final List<JsonNode> checkpointed)
     {
-        final double t0 = median(none, "time_s");
-        final double t = median(checkpointed, "time_s");
-        final double checkpoints = median(checkpointed, "checkpoints");
+        final double t0 = Samples.median(none, "time_s");
+        final double t = Samples.median(checkpointed, "time_s");
+        final double checkpoints = Samples.median(checkpointed, "checkpoints");
         final JsonNode first = none.get(0);
         final Map<String, Object> m = new LinkedHashMap<>();
         m.put("n", first.get("n").asInt());
@@ -164,12 +164,12 @@ final class RankCheckpointBench
         m.put("overhead_pct", 100 * (t - t0) / t0);
         m.put("checkpoints", checkpoints);
         m.put("overhead_per_checkpoint_s", checkpoints == 0 ? null : (t - t0) / checkpoints);
-        m.put("block_s", median(checkpointed, "checkpoint_block_s"));
-        m.put("checkpoint_total_s", median(checkpointed, "checkpoint_total_s"));
-        m.put("checkpoint_bytes", (long)median(checkpointed, "checkpoint_bytes"));
-        m.put("bytes_read_none", (long)median(none, "bytes_read"));
-        m.put("cgroup_peak_bytes_none", (long)median(none, "cgroup_peak_bytes"));
-        m.put("cgroup_peak_bytes_checkpoints", (long)median(checkpointed, "cgroup_peak_bytes"));
+        m.put("block_s", Samples.median(checkpointed, "checkpoint_block_s"));
+        m.put("checkpoint_total_s", Samples.median(checkpointed, "checkpoint_total_s"));
+        m.put("checkpoint_bytes", (long)Samples.median(checkpointed, "checkpoint_bytes"));
+        m.put("bytes_read_none", (long)Samples.median(none, "bytes_read"));
+        m.put("cgroup_peak_bytes_none", (long)Samples.median(none, "cgroup_peak_bytes"));
+        m.put("cgroup_peak_bytes_checkpoints", (long)Samples.median(checkpointed, "cgroup_peak_bytes"));
         m.put("result_checksum", first.get("result_checksum").asText());
         return m;
     }
@@ -177,11 +177,6 @@ final class RankCheckpointBench
     private static double[] samples(final List<JsonNode> runs, final String key)
     {
         return runs.stream().mapToDouble(r -> r.get(key).asDouble()).toArray();
-    }
-
-    private static double median(final List<JsonNode> runs, final String key)
-    {
-        return Samples.median(samples(runs, key));
     }
 
     /**

@@ -1,6 +1,9 @@
 package dev.spillway.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.util.Arrays;
+import java.util.List;
 
 /** Summaries of repeated measurements. */
 final class Samples
@@ -16,6 +19,12 @@ final class Samples
         Arrays.sort(v);
         final int mid = v.length / 2;
         return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+    }
+
+    /** @return the median of {@code key} over the figure sets {@code runs}. */
+    static double median(final List<JsonNode> runs, final String key)
+    {
+        return median(runs.stream().mapToDouble(r -> r.get(key).asDouble()).toArray());
     }
 
     /** @return the smallest of {@code values}. */

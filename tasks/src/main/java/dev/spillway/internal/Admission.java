@@ -37,7 +37,8 @@ final class Admission
     private Checkpointer checkpointer;
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final ArrayList<TaskRecord> lackingNothing = new ArrayList<>();
-    private final Predicate<TaskRecord> needsNothing = t -> needBytes(t) == 0;
+    /** Moves a task that needs no DRAM from the queue into {@link #lackingNothing}; built once, as it runs often. */
+    private final Predicate<TaskRecord> takeIfNeedsNothing = t -> needBytes(t) == 0 && lackingNothing.add(t);
     private final boolean reuse;
     private final int prefetchDepth;
     private final long cleanReserveBytes;
@@ -127,9 +128,10 @@ final class Admission
             }
             final long need = needBytes(t);
             t.needBytes = need;
-            if (need > budget.available() && reuse && admitResident() > 0)
+            final int taken = need > budget.available() && reuse ? admitResident() : 0;
+            if (taken > 0)
             {
-                n++;
+                n += taken;
                 continue;
             }
             if (need > budget.available() && !makeRoom(t, need))
@@ -160,7 +162,7 @@ final class Admission
      */
     private int admitResident()
     {
-        pending.drainMatching(needsNothing, lackingNothing);
+        pending.removeIf(takeIfNeedsNothing);
         if (lackingNothing.isEmpty())
         {
             return 0;

@@ -30,18 +30,8 @@ abstract class PendingQueue
     /** Removes every task, handing each to {@code sink}. */
     abstract void drainTo(ArrayList<TaskRecord> sink);
 
-    /** Removes every task {@code which} accepts, handing each to {@code sink}. */
-    abstract void drainMatching(Predicate<TaskRecord> which, ArrayList<TaskRecord> sink);
-
-    static boolean moveIf(final TaskRecord t, final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
-    {
-        if (which.test(t))
-        {
-            sink.add(t);
-            return true;
-        }
-        return false;
-    }
+    /** Removes every task {@code which} accepts. */
+    abstract void removeIf(Predicate<TaskRecord> which);
 
     static PendingQueue of(final IoOrder order)
     {
@@ -95,9 +85,9 @@ abstract class PendingQueue
         }
 
         @Override
-        void drainMatching(final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
+        void removeIf(final Predicate<TaskRecord> which)
         {
-            queue.removeIf(t -> moveIf(t, which, sink));
+            queue.removeIf(which);
         }
     }
 
@@ -161,9 +151,9 @@ abstract class PendingQueue
         }
 
         @Override
-        void drainMatching(final Predicate<TaskRecord> which, final ArrayList<TaskRecord> sink)
+        void removeIf(final Predicate<TaskRecord> which)
         {
-            if (tasks.removeIf(t -> moveIf(t, which, sink)))
+            if (tasks.removeIf(which))
             {
                 chosen = -1;
             }
