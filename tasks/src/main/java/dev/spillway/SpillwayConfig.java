@@ -197,8 +197,9 @@ public final class SpillwayConfig
 
     /**
      * Background write-back: while the IO thread is idle it writes back unreferenced dirty objects (farthest next
-     * use first) until this fraction of the budget is clean or free, so later evictions need no write. 0 turns it
-     * off. Default 0.125; property {@code spillway.cleanReserve}.
+     * use first) until this fraction of the budget is clean or free, so later evictions need no write. It writes
+     * nothing while the data declared so far fits the budget. 0 turns it off. Default 0.125; property
+     * {@code spillway.cleanReserve}.
      */
     public SpillwayConfig cleanReserve(final double fraction)
     {

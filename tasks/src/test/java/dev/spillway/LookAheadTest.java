@@ -59,6 +59,7 @@ class LookAheadTest
     {
         try (Spillway sw = Runtimes.small(dir, 8L * SIZE, "a,s,d").cleanReserve(0.5).prefetchDepth(0).build())
         {
+            sw.data("ninth", SIZE); // the data outgrows the budget: without pressure nothing is written back
             for (int i = 0; i < 8; i++)
             {
                 final Data di = sw.data("d" + i, SIZE);

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code spillway bench kernels}: each kernel at each DRAM fraction and policy set, out of core, against the same
- * graph in core and on mapped files. Every run is its own child JVM in a cgroup v1 memory group, page cache
+ * graph in core and on mapped files. Every run is its own child JVM in a memory cgroup (v1 or v2), page cache
  * included: data + allowance in core, budget + allowance out of core and for mmap. The in-core run, the out-of-core
  * runs and the mmap run of one fraction run back to back.
  */
@@ -169,7 +169,7 @@ final class KernelsBench implements Callable<Integer>
         final String table = BenchTable.markdown(rows);
         Files.writeString(outDir.resolve("table.md"), table);
         BenchChart.writeHtml(outDir.resolve("chart.html"), rows, "Spillway bench kernels (" + w + " workers" +
-            (noCap == null ? ", cgroup v1 memory cap" : ", UNCAPPED") + ")");
+            (noCap == null ? ", memory cgroup cap" : ", UNCAPPED") + ")");
         if (json != null)
         {
             BenchTable.writeJson(json, rows);

@@ -42,13 +42,15 @@ final class Admission
     private final boolean reuse;
     private final int prefetchDepth;
     private final long cleanReserveBytes;
+    private final LiveData liveData;
     private boolean lookAheadDue = true;
     private boolean admissionDue;
     private int compactAt = 1024;
 
     Admission(final IoAgent agent, final Transfers transfers, final BufferPool pool, final ResidentObjects resident,
-        final Counters counters, final SpillwayConfig config)
+        final Counters counters, final LiveData liveData, final SpillwayConfig config)
     {
+        this.liveData = liveData;
         this.agent = agent;
         this.transfers = transfers;
         this.pool = pool;
@@ -219,6 +221,12 @@ final class Admission
         return true;
     }
 
+    /** A task left {@code o}'s contents dead (SCRATCH, a failure) or defined. */
+    void contents(final DataObject o, final boolean dead)
+    {
+        liveData.contents(o, dead);
+    }
+
     /**
      * Drops a dead object: its DRAM buffer and stored block go, and nothing is written back. An object in flight is
      * left to finish its transfer; it is then clean and discardable, so eviction drops it without a write.
@@ -226,7 +234,7 @@ final class Admission
     void discard(final DataObject o)
     {
         o.dirty(false);
-        o.discardable(true);
+        liveData.contents(o, true);
         final Residency r = o.residency();
         if (r == Residency.IN_MEM && o.refCount() == 0)
         {
@@ -337,8 +345,9 @@ final class Admission
 
     /**
      * While the IO thread is otherwise idle: reads an input of an upcoming task into free DRAM (never evicting), or
-     * else writes back a dirty object to keep the clean reserve. Returns 1 if it started a transfer. It looks only
-     * after something changed, so an idle IO thread does not rescan the same tasks.
+     * else, once the declared data could outgrow the budget, writes back a dirty object to keep the clean reserve.
+     * Returns 1 if it started a transfer. It looks only after something changed, so an idle IO thread does not
+     * rescan the same tasks.
      */
     int lookAhead()
     {
@@ -394,7 +403,8 @@ final class Admission
 
     private boolean writeBehind()
     {
-        if (cleanReserveBytes == 0 || budget.available() + resident.cleanBytes() >= cleanReserveBytes)
+        if (cleanReserveBytes == 0 || budget.available() + resident.cleanBytes() >= cleanReserveBytes ||
+            !liveData.mayOutgrowBudget())
         {
             return false;
         }

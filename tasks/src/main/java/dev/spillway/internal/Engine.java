@@ -116,6 +116,7 @@ public final class Engine
             pool.poison(fatal::bufferMisused);
         }
         checks = new SubmitChecks(this, pool, stagingBytes);
+        final LiveData liveData = new LiveData(pool, stagingBytes);
         ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new YieldingWaitStrategy());
         final EventPoller<EngineEvent> poller = ring.newPoller();
         ring.addGatingSequences(poller.getSequence());
@@ -141,7 +142,7 @@ public final class Engine
         totals = new Totals(counters, workers, agent, budget, store.name());
         final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);
-        final Admission admission = new Admission(agent, transfers, pool, resident, counters, config);
+        final Admission admission = new Admission(agent, transfers, pool, resident, counters, liveData, config);
         checkpointer = config.checkpointStore() == null ? null : new Checkpointer(this, config.checkpointStore(),
             config.checkpointPolicy(), config.checkpointMode(), config.checkpointIoShare(), pool, objects.values(),
             restart.point(), restoreSeconds);
@@ -152,7 +153,7 @@ public final class Engine
         }
         agent.wire(admission, transfers, checkpointer);
         submissions = new Submissions(this, objects, checks, restart, checkpointer != null, quiescence, ready, n,
-            fatal);
+            fatal, liveData);
 
         ioIdle = new WakeableIdleStrategy(() -> ring.getCursor() > poller.getSequence().get(),
             config.idleMaxParkNanos());

@@ -27,14 +27,16 @@ final class Submissions
     private final FatalError fatal;
 
     /** Under the lock. */
+    private final LiveData liveData;
     private long nextSeq;
     private volatile boolean paused;
     private boolean closed;
 
     Submissions(final Engine engine, final ConcurrentHashMap<String, DataRef> objects, final SubmitChecks checks,
         final Restart restart, final boolean checkpointing, final Quiescence quiescence, final ReadyQueues ready,
-        final int workers, final FatalError fatal)
+        final int workers, final FatalError fatal, final LiveData liveData)
     {
+        this.liveData = liveData;
         this.engine = engine;
         this.objects = objects;
         this.checks = checks;
@@ -78,6 +80,7 @@ final class Submissions
                 objects.remove(tag);
                 throw e;
             }
+            liveData.declared(size);
         }
         return ref;
     }

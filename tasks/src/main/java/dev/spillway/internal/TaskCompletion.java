@@ -96,7 +96,7 @@ final class TaskCompletion
             }
             if (error == null && p != Privilege.SCRATCH)
             {
-                o.discardable(false);
+                admission.contents(o, false);
                 o.unspillable(false);
                 o.dirty(true);
                 o.bumpVersion();
@@ -105,7 +105,7 @@ final class TaskCompletion
             else
             {
                 o.dirty(false);
-                o.discardable(true);
+                admission.contents(o, true);
                 if (error != null)
                 {
                     r.poisonedBy = t;
