@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.cli.report.BenchChart;
 import dev.spillway.cli.report.BenchRow;
 import dev.spillway.cli.report.BenchTable;
+import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.stencil.Stencil;
 import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
@@ -121,16 +122,20 @@ final class KernelsBench implements Callable<Integer>
             "results in %s%n", ks, fs, w, ByteUnits.format(allowance), ByteUnits.format(heap), outDir);
 
         final List<BenchRow> rows = new ArrayList<>();
+        final StringBuilder bounds = new StringBuilder("Lower bound: bytes read and written together in the compute " +
+            "phase, M the budget in words (D the data, S the steps):\n");
         for (final String k : ks)
         {
             final List<String> problem = problemArgs(k);
             final dev.spillway.kernels.Kernel shape = probe(k, problem);
+            bounds.append("- ").append(k).append(": ").append(shape.ioLowerBound(0).formula()).append('\n');
             final long data = shape.dataBytes();
             String reference = null;
             for (final double f : fs)
             {
                 final long budget = (long)Math.ceil(data * f / 100.0);
                 final String tag = k + "-" + DramSize.trim(f);
+                final IoLowerBound bound = shape.ioLowerBound(budget);
                 final Measured incore = child(outDir, tag + "-incore", k, problem, data + data / 8 + (64L << 20), budget,
                     "default", "spillway", false, data + allowance, w);
                 final List<Measured> ooc = new ArrayList<>();
@@ -161,12 +166,12 @@ final class KernelsBench implements Callable<Integer>
                         (!mmap.ok() || m.checksum().equals(mmap.checksum()));
                     rows.add(BenchRow.of(k, shape.size(), shape.tile(), f, sets.get(i), m.ok() ? m.timeS() : Double.NaN,
                         incore.ok() ? incore.timeS() : Double.NaN, mmap.ok() ? mmap.timeS() : Double.NaN,
-                        m.bytesRead(), m.bytesWritten(), verified && agrees));
+                        m.bytesRead(), m.bytesWritten(), bound.bytes(), verified && agrees));
                 }
                 BenchTable.writeJson(outDir.resolve("rows.json"), rows);
             }
         }
-        final String table = BenchTable.markdown(rows);
+        final String table = BenchTable.markdown(rows) + bounds;
         Files.writeString(outDir.resolve("table.md"), table);
         BenchChart.writeHtml(outDir.resolve("chart.html"), rows, "Spillway bench kernels (" + w + " workers" +
             (noCap == null ? ", memory cgroup cap" : ", UNCAPPED") + ")");

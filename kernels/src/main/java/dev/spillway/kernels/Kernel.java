@@ -26,6 +26,12 @@ public interface Kernel
     /** @return bytes of pinned tiles, which stay in DRAM for the whole run. */
     long pinnedBytes();
 
+    /**
+     * @return a lower bound on the bytes the compute phase moves between a budget of {@code budgetBytes} and the
+     *         store, reads and writes together; its formula says which schedules it holds for.
+     */
+    IoLowerBound ioLowerBound(long budgetBytes);
+
     /** @return the largest working set of one task in bytes. */
     long largestTaskBytes();
 

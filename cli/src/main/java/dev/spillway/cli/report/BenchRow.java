@@ -28,6 +28,8 @@ import java.io.IOException;
  * @param mmapOverSpillway   {@code mmapTimeS / timeS}: above 1, mmap is slower than Spillway.
  * @param bytesRead          bytes read from the store.
  * @param bytesWritten       bytes written to the store.
+ * @param ioLowerBoundBytes  a lower bound on bytes read and written together at this fraction (the kernel's
+ *                           {@code ioLowerBound}); 0 where the budget holds the data or none was given.
  * @param verified           whether the result passed verification.
  */
 public record BenchRow(
@@ -48,15 +50,22 @@ public record BenchRow(
     @JsonDeserialize(using = NullAsNan.class) double mmapOverSpillway,
     @JsonProperty("bytes_read") long bytesRead,
     @JsonProperty("bytes_written") long bytesWritten,
+    @JsonProperty("io_lower_bound_bytes") long ioLowerBoundBytes,
     @JsonProperty("verified") boolean verified)
 {
     /** @return a row whose ratios are computed from the times (NaN where a time is NaN). */
     public static BenchRow of(final String kernel, final long n, final int tile, final double fraction,
         final String policy, final double timeS, final double incoreTimeS, final double mmapTimeS,
-        final long bytesRead, final long bytesWritten, final boolean verified)
+        final long bytesRead, final long bytesWritten, final long ioLowerBoundBytes, final boolean verified)
     {
         return new BenchRow(kernel, n, tile, fraction, policy, timeS, incoreTimeS, mmapTimeS, timeS / incoreTimeS,
-            mmapTimeS / timeS, bytesRead, bytesWritten, verified);
+            mmapTimeS / timeS, bytesRead, bytesWritten, ioLowerBoundBytes, verified);
+    }
+
+    /** @return bytes read and written over the lower bound, NaN where the bound is 0. */
+    public double movedOverBound()
+    {
+        return ioLowerBoundBytes == 0 ? Double.NaN : (bytesRead + bytesWritten) / (double)ioLowerBoundBytes;
     }
 
     /** Writes NaN and infinities as {@code null}: JSON has no such numbers. */

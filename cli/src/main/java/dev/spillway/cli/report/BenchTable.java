@@ -35,6 +35,8 @@ public final class BenchTable
         new Column("mmap/spillway", r -> Html.fixed(r.mmapOverSpillway(), 2)),
         new Column("read", r -> ByteUnits.format(r.bytesRead())),
         new Column("written", r -> ByteUnits.format(r.bytesWritten())),
+        new Column("lower bound", r -> ByteUnits.format(r.ioLowerBoundBytes())),
+        new Column("moved/bound", r -> Html.fixed(r.movedOverBound(), 2)),
         new Column("verified", r -> r.verified() ? "yes" : "NO"));
 
     private BenchTable()

@@ -42,7 +42,7 @@ class BenchReportTest
                 final double time = incore * (1 + (p + 1) * 0.05 * (100 / f - 1));
                 final double mmap = f == 100 ? Double.NaN : incore * (1 + mmapSlowdown * (100 / f - 1) / 15);
                 rows.add(BenchRow.of(kernel, 8192, 1024, f, POLICIES.get(p), time, incore, mmap,
-                    (long)(3e9 * 100 / f), (long)(1e9 * 100 / f), true));
+                    (long)(3e9 * 100 / f), (long)(1e9 * 100 / f), f == 100 ? 0 : (long)(2e9 * 100 / f), true));
             }
         }
         return rows;
@@ -58,7 +58,8 @@ class BenchReportTest
 
         final JsonNode first = new ObjectMapper().readTree(file.toFile()).get(0);
         assertEquals(List.of("kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s", "mmap_time_s",
-            "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "verified"),
+            "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "io_lower_bound_bytes",
+            "verified"),
             fieldNames(first));
         assertTrue(first.get("mmap_time_s").isNull() && first.get("mmap_over_spillway").isNull(), first.toString());
         assertEquals(first.get("time_s").asDouble() / first.get("incore_time_s").asDouble(),
@@ -108,8 +109,11 @@ class BenchReportTest
             {
                 assertEquals(Double.parseDouble(c[5]) / time, Double.parseDouble(c[6]), 0.006);
             }
-            assertEquals(ByteUnits.format((long)(3e9 * 100 / Double.parseDouble(c[0].replace(" %", "")))), c[7]);
-            assertEquals("yes", c[9]);
+            final double f = Double.parseDouble(c[0].replace(" %", ""));
+            assertEquals(ByteUnits.format((long)(3e9 * 100 / f)), c[7]);
+            assertEquals(f == 100 ? List.of("0 B", "\u2014") : List.of(ByteUnits.format((long)(2e9 * 100 / f)), "2.00"),
+                List.of(c[9], c[10]), "lower bound and (read + written) / bound");
+            assertEquals("yes", c[11]);
         }
     }
 

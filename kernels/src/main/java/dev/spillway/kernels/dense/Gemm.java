@@ -1,6 +1,7 @@
 package dev.spillway.kernels.dense;
 
 import dev.spillway.kernels.Footprint;
+import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
@@ -86,6 +87,12 @@ public final class Gemm implements Kernel
     public long dataBytes()
     {
         return 3 * a.bytes();
+    }
+
+    @Override
+    public IoLowerBound ioLowerBound(final long budgetBytes)
+    {
+        return IoLowerBound.dense(2, "2", n, budgetBytes, "Smith et al. 2019");
     }
 
     @Override

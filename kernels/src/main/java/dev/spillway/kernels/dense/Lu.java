@@ -1,6 +1,7 @@
 package dev.spillway.kernels.dense;
 
 import dev.spillway.kernels.Footprint;
+import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
@@ -75,6 +76,12 @@ public final class Lu implements Kernel
     public long dataBytes()
     {
         return a.bytes() + (long)pivots.length * t * Integer.BYTES;
+    }
+
+    @Override
+    public IoLowerBound ioLowerBound(final long budgetBytes)
+    {
+        return IoLowerBound.dense(2.0 / 3, "(2/3)", n, budgetBytes, "Kwasniewski et al. 2021");
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.spillway.kernels.stencil;
 
 import dev.spillway.kernels.Footprint;
+import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.graph.Home;
@@ -133,6 +134,19 @@ public final class Stencil implements Kernel
     public long dataBytes()
     {
         return grid.totalCells() * B + pinnedBytes();
+    }
+
+    /**
+     * One pass over the grid per step: between a block's tasks in two steps every other block is swept once, so at
+     * most M of the D block bytes stay in DRAM; each step reads the other D − M and, but for the last, writes them.
+     * Ghosts are pinned and take their bytes off M. A schedule that skews steps (a block's next step before every
+     * block finished this one) needs the wavefront's lag in DRAM, which this bound assumes it does not have.
+     */
+    @Override
+    public IoLowerBound ioLowerBound(final long budgetBytes)
+    {
+        final long spilled = Math.max(0, grid.totalCells() * B - (budgetBytes - pinnedBytes()));
+        return new IoLowerBound((2L * steps - 1) * spilled, "(2S − 1)(D − M) for one pass over the grid per step");
     }
 
     @Override

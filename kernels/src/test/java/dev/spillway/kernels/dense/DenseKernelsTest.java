@@ -111,6 +111,11 @@ class DenseKernelsTest
         }
         assertTrue(outOfCore.verification().verified(), outOfCore.verification().toString());
         assertTrue(outOfCore.bytesRead() > 0, "the compute phase read nothing from NVMe");
+        final long bound = kernel(kernelName, blas, budget).ioLowerBound(budget).bytes();
+        assertTrue(bound > 0 && outOfCore.bytesRead() + outOfCore.bytesWritten() >= bound, "read " +
+            outOfCore.bytesRead() + " + written " + outOfCore.bytesWritten() + " B against the I/O lower bound " + bound +
+            " B: " + kernel(kernelName, blas, budget).ioLowerBound(budget).formula());
+        assertEquals(0, kernel(kernelName, blas, budget).ioLowerBound(4 * data).bytes(), "in core no I/O is needed");
 
         final RunResult inCore;
         try (EngineGraph graph = new EngineGraph(engine(4 * data, "f", "incore")))

@@ -1,7 +1,9 @@
 package dev.spillway.kernels.stencil;
 
 import dev.spillway.Spillway;
+import dev.spillway.SpillwayStats;
 import dev.spillway.io.StoreKind;
+import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.ResultChecksum;
 import dev.spillway.kernels.Verification;
@@ -61,7 +63,22 @@ class StencilEngineTest
         try (Spillway spillway = open(budget, policy))
         {
             final EngineGraph graph = new EngineGraph(spillway);
-            run(stencil, graph);
+            stencil.declare(graph);
+            stencil.initialize(graph);
+            graph.awaitAll();
+            final SpillwayStats before = spillway.stats();
+            stencil.compute(graph);
+            graph.awaitAll();
+            final SpillwayStats after = spillway.stats();
+            final long moved = after.nvmBytesRead() - before.nvmBytesRead() + after.nvmBytesWritten() -
+                before.nvmBytesWritten();
+            // the engine rounds each ghost up to a page, so the blocks have the budget less those pages
+            final IoLowerBound bound = stencil.ioLowerBound(budget - pinnedPages(x, y, z, bx, by, bz) +
+                stencil.pinnedBytes());
+            assertTrue(moved >= bound.bytes(), "moved " + moved + " B in the compute phase, under the bound " + bound);
+            // blocks under a page (the third shape) fit, counted in bytes, in the room their pages leave
+            final boolean pageOrMore = x / bx * (y / by) * (z / bz) * Double.BYTES >= PAGE;
+            assertEquals(outOfCore && pageOrMore, bound.bytes() > 0, "the bound is 0 where the blocks fit: " + bound);
             final Verification v = stencil.verify(graph);
             assertTrue(v.verified(), v.toString());
             assertEquals(0.0, v.residual());
@@ -103,11 +120,7 @@ class StencilEngineTest
     {
         final SequentialGraph shapes = new SequentialGraph();
         new Stencil(x, y, z, bx, by, bz, 1, 1, 0).declare(shapes);
-        long pinned = 0;
-        for (final Tile t : shapes.pinned)
-        {
-            pinned += pages(t.size());
-        }
+        final long pinned = pinnedPages(x, y, z, bx, by, bz);
         long blocks = 0;
         long largest = 0;
         for (final Tile t : shapes.unpinned)
@@ -116,6 +129,18 @@ class StencilEngineTest
             largest = Math.max(largest, pages(t.size()));
         }
         return pinned + Math.max(blocks / 4, 2 * largest);
+    }
+
+    private static long pinnedPages(final int x, final int y, final int z, final int bx, final int by, final int bz)
+    {
+        final SequentialGraph shapes = new SequentialGraph();
+        new Stencil(x, y, z, bx, by, bz, 1, 1, 0).declare(shapes);
+        long pinned = 0;
+        for (final Tile t : shapes.pinned)
+        {
+            pinned += pages(t.size());
+        }
+        return pinned;
     }
 
     private static long pages(final int bytes)
