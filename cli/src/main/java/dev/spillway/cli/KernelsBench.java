@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "kernels", mixinStandardHelpOptions = true,
     footer = {"", "Examples:",
         "  spillway bench kernels --quick --kernel matmul --out bench-out",
-        "  spillway bench kernels --kernel lu --fractions 25,12.5 --policies 'p,s,d;f' --json lu-rows.json"},
+        "  spillway bench kernels --kernel lu --fractions 25,12.5 --policies 'p,s,d;f' --json lu-rows.json",
+        "  spillway bench kernels --fractions 25,12.5,6.25 --policies default"},
     sortOptions = false,
     description = {"Sweep DRAM fractions and IO policies for matmul, lu and stencil; compare with in core and mmap.",
         "Writes a markdown table, JSON rows and an HTML chart of normalised time against DRAM fraction."})
@@ -54,7 +55,7 @@ final class KernelsBench implements Callable<Integer>
     private List<Double> fractions;
 
     @Option(names = "--policies", paramLabel = "SET", split = ";", description = "Policy sets, separated by ';' " +
-        "(default: f;a;p;a,s;p,s;p,s,d plus each kernel's default).")
+        "(default: f;a;p;a,s;p,s;p,s,d plus each kernel's default); 'default' is each kernel's default.")
     private List<String> policies;
 
     @Option(names = "--workers", paramLabel = "W", description = "Workers (default: available processors).")
@@ -189,7 +190,7 @@ final class KernelsBench implements Callable<Integer>
         final Set<String> sets = new LinkedHashSet<>();
         if (policies != null)
         {
-            sets.addAll(policies);
+            policies.forEach(p -> sets.add("default".equals(p) ? KernelOptions.defaultPolicy(kernel) : p));
         }
         else if (!quick)
         {
