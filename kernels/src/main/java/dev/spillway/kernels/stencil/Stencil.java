@@ -137,16 +137,16 @@ public final class Stencil implements Kernel
     }
 
     /**
-     * One pass over the grid per step: between a block's tasks in two steps every other block is swept once, so at
-     * most M of the D block bytes stay in DRAM; each step reads the other D − M and, but for the last, writes them.
-     * Ghosts are pinned and take their bytes off M. A schedule that skews steps (a block's next step before every
-     * block finished this one) needs the wavefront's lag in DRAM, which this bound assumes it does not have.
+     * One pass over the grid per step, each way: at most M of the D block bytes are in DRAM as a step starts, so it
+     * reads the other D − M; as it ends at most M are, so it has written back the rest, all holding new values (the
+     * last step's are the result). Ghosts are pinned and take their bytes off M. A schedule that skews steps (a
+     * block's next step before every block finished this one) could do better only with the wavefront's lag in DRAM.
      */
     @Override
     public IoLowerBound ioLowerBound(final long budgetBytes)
     {
         final long spilled = Math.max(0, grid.totalCells() * B - (budgetBytes - pinnedBytes()));
-        return new IoLowerBound((2L * steps - 1) * spilled, "(2S − 1)(D − M) for one pass over the grid per step");
+        return new IoLowerBound(2L * steps * spilled, "2S(D − M): D − M read and written in each of the S steps");
     }
 
     @Override
