@@ -7,6 +7,7 @@ import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
 import dev.spillway.kernels.blas.Blas;
+import dev.spillway.kernels.blas.BlasCeiling;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.Transport;
@@ -35,6 +36,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -50,6 +52,7 @@ import java.util.concurrent.Callable;
         "  spillway run                  (LU of order 6144, DRAM a quarter of its data)",
         "  spillway run matmul --n 8192 --tile 512 --dram 12.5%% --baseline mmap --json matmul.json",
         "  spillway run stencil --grid 512,512,512 --steps 4 --report stencil.html",
+        "  spillway run matmul --n 10240 --tile 1024 --dram 3g --blas-ceiling   (in core, against dgemm alone)",
         "  spillway run lu --n 16384 --checkpoint-dir ck --checkpoint-every 60s   (the same again resumes)",
         "", "Exit status: 0 verified, 1 failure or verification failed, 2 bad arguments or a refusal before " +
         "the run (too little DRAM or disk, an unusable directory), 130/143 interrupted by SIGINT/SIGTERM."})
@@ -57,6 +60,8 @@ final class RunCommand implements Callable<Integer>
 {
     /** On an interrupt: how long the runtime gets to cancel (running tasks finish), then to remove the spill files. */
     static final long CANCEL_MS = 10_000;
+    /** Products per thread when timing the BLAS ceiling: about 1 s per thread on a 1024 tile. */
+    private static final int CEILING_REPEATS = 20;
     static final long REMOVE_MS = 5_000;
 
     @Spec
@@ -125,6 +130,10 @@ final class RunCommand implements Callable<Integer>
         description = "Budget that shapes the submission order, when it must differ from --dram (bench kernels).")
     private Long orderDram;
 
+    @Option(names = "--blas-ceiling", description = "matmul: after the run, time W threads each multiplying its own " +
+        "tiles with single-threaded dgemm, the most a tiled GEMM can reach, and report the run's share of it.")
+    private boolean blasCeiling;
+
     @Option(names = "--no-verify", hidden = true, description = "Skip verification; the checksum is still computed.")
     private boolean noVerify;
 
@@ -189,6 +198,11 @@ final class RunCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--p2f logs the transfers between ranks and keeps its " +
                 "state in their checkpoints at aligned cuts: run it under spillway launch with --checkpoint-dir DIR " +
                 "and --checkpoint-every N (a number of tasks)");
+        }
+        if (blasCeiling && !"matmul".equals(kernelKey))
+        {
+            throw new ParameterException(spec.commandLine(), "--blas-ceiling compares the run with dgemm alone: it " +
+                "applies to matmul, not " + kernelKey);
         }
         if (p2fLogAll && !p2f)
         {
@@ -367,6 +381,15 @@ final class RunCommand implements Callable<Integer>
             CheckpointSummary.put(checkpoints, out);
         }
         summary.print(result, baselineResult, restored);
+        if (blasCeiling)
+        {
+            final double ceiling = BlasCeiling.gflops(blas.blas(), kernel.tile(), w, CEILING_REPEATS);
+            final double rate = RunSummary.rate(kernel, result, restored);
+            out.put("blas_ceiling_gflop_per_s", ceiling);
+            out.put("run_over_blas_ceiling", rate / ceiling);
+            System.out.printf(Locale.ROOT, "  BLAS ceiling: %d threads each running dgemm on its own %d² tiles, " +
+                "%.1f GFLOP/s; this run %.1f GFLOP/s = %.3f of it%n", w, kernel.tile(), ceiling, rate, rate / ceiling);
+        }
         if (checkpoints != null && checkpoints.enabled())
         {
             System.out.print(CheckpointSummary.describe(checkpoints));
@@ -428,7 +451,7 @@ final class RunCommand implements Callable<Integer>
     private String unsupportedOnRanks()
     {
         return !"none".equals(baseline) ? "--baseline" : "mmap".equals(graphKind) ? "--graph mmap" :
-            report != null ? "--report" : trace != null ? "--trace" : null;
+            report != null ? "--report" : trace != null ? "--trace" : blasCeiling ? "--blas-ceiling" : null;
     }
 
     /**

@@ -108,6 +108,23 @@ class RunCommandTest
     }
 
     @Test
+    void blasCeilingIsMeasuredBesideAMatmulAndRefusedForOtherKernels() throws IOException
+    {
+        final Path json = tmp.resolve("ceiling.json");
+        assertEquals(0, run("run", "matmul", "--n", "256", "--tile", "64", "--dram", "100%", "--workers", "2",
+            "--dir", tmp.resolve("spill").toString(), "--blas-ceiling", "--json", json.toString()), err::toString);
+        final JsonNode r = new ObjectMapper().readTree(json.toFile());
+        RunSchema.assertConforms(r);
+        final double ceiling = r.get("blas_ceiling_gflop_per_s").asDouble();
+        assertTrue(ceiling > 0, r::toString);
+        assertEquals(r.get("gflop_per_s").asDouble() / ceiling, r.get("run_over_blas_ceiling").asDouble(), 1e-9);
+
+        assertEquals(2, run("run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.toString(), "--blas-ceiling"));
+        assertTrue(err.toString().contains("--blas-ceiling compares the run with dgemm alone: it applies to matmul, " +
+            "not lu"), err::toString);
+    }
+
+    @Test
     void stencilRunsVerified() throws IOException
     {
         final Path json = tmp.resolve("st.json");
