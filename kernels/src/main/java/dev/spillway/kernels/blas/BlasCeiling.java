@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class BlasCeiling
 {
+    private static final int PAGE = 4096;
+
     private BlasCeiling()
     {
     }
@@ -88,7 +90,10 @@ public final class BlasCeiling
 
     private static ByteBuffer random(final int tile, final long seed)
     {
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(tile * tile * Double.BYTES).order(ByteOrder.nativeOrder());
+        final int bytes = tile * tile * Double.BYTES;
+        // page-aligned, as the engine's buffers are: OpenBLAS is slower on unaligned tiles
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(bytes + PAGE).alignedSlice(PAGE).limit(bytes).slice()
+            .order(ByteOrder.nativeOrder());
         long x = seed * 0x9E3779B97F4A7C15L + 1;
         for (int i = 0; i < tile * tile; i++)
         {
