@@ -13,7 +13,6 @@ import dev.spillway.memory.ResidentObjects;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.function.Predicate;
 
 /**
  * Admission of tasks into DRAM by IO policy (Algorithm 3 of seed 003), eviction, and look-ahead; IO thread only.
@@ -37,8 +36,13 @@ final class Admission
     private Checkpointer checkpointer;
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final ArrayList<TaskRecord> lackingNothing = new ArrayList<>();
-    /** Moves a task that needs no DRAM from the queue into {@link #lackingNothing}; built once, as it runs often. */
-    private final Predicate<TaskRecord> takeIfNeedsNothing = t -> needBytes(t) == 0 && lackingNothing.add(t);
+    /**
+     * Tasks that needed no DRAM as they were queued: the reuse pass's candidates, so it need not scan the queue. The
+     * queue keeps their entries; those the pass takes turn stale ({@link TaskRecord#staleQueueEntries}).
+     */
+    private final ArrayList<TaskRecord> arrivedResident = new ArrayList<>();
+    private int staleInPending;
+    private int pruneArrivedAt = 1024;
     private final boolean reuse;
     private final int prefetchDepth;
     private final long cleanReserveBytes;
@@ -96,16 +100,37 @@ final class Admission
         t.status(TaskStatus.PENDING);
         pending.add(t);
         admissionDue = true;
+        if (reuse && needBytes(t) == 0)
+        {
+            arrivedResident.add(t);
+            if (arrivedResident.size() >= pruneArrivedAt)
+            {
+                arrivedResident.removeIf(u -> u.status() != TaskStatus.PENDING);
+                pruneArrivedAt = Math.max(1024, 2 * arrivedResident.size());
+            }
+        }
     }
 
     int pendingCount()
     {
-        return pending.size();
+        return pending.size() - staleInPending;
     }
 
     void drainPending(final ArrayList<TaskRecord> sink)
     {
+        final int from = sink.size();
         pending.drainTo(sink);
+        for (int i = sink.size() - 1; i >= from; i--)
+        {
+            final TaskRecord t = sink.get(i);
+            if (t.staleQueueEntries > 0)
+            {
+                t.staleQueueEntries--;
+                sink.remove(i);
+            }
+        }
+        staleInPending = 0;
+        arrivedResident.clear();
     }
 
     /**
@@ -123,6 +148,13 @@ final class Admission
         TaskRecord t;
         while ((t = pending.peek()) != null)
         {
+            if (t.staleQueueEntries > 0)
+            {
+                pending.pop();
+                t.staleQueueEntries--;
+                staleInPending--;
+                continue;
+            }
             if (checkpointer != null && checkpointer.parks(t))
             {
                 pending.pop();
@@ -159,12 +191,23 @@ final class Admission
     }
 
     /**
-     * Admits every waiting task whose objects are all in DRAM (it needs none), in policy order among themselves, so
-     * that no eviction for another task takes their data first. Returns how many it took from the queue.
+     * Admits every waiting task that needed no DRAM as it was queued and still needs none, in policy order among
+     * themselves, so that no eviction for another task takes their data first. Returns how many it took from the
+     * queue. It looks only at those arrivals, not the whole queue, so a long blocked queue costs nothing here.
      */
     private int admitResident()
     {
-        pending.removeIf(takeIfNeedsNothing);
+        for (final TaskRecord t : arrivedResident)
+        {
+            if (t.status() == TaskStatus.PENDING && !t.admitted && t.heldBy == null && t.staleQueueEntries == 0 &&
+                needBytes(t) == 0)
+            {
+                t.staleQueueEntries++;
+                staleInPending++;
+                lackingNothing.add(t);
+            }
+        }
+        arrivedResident.clear();
         if (lackingNothing.isEmpty())
         {
             return 0;
@@ -370,7 +413,7 @@ final class Admission
 
     private boolean prefetch()
     {
-        if (prefetchDepth == 0 || pending.size() > 0)
+        if (prefetchDepth == 0 || pendingCount() > 0)
         {
             return false;
         }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.Queue;
-import java.util.function.Predicate;
 
 /** Tasks whose dependencies are met, waiting for DRAM, in the order of the IO policy. IO thread only. */
 abstract class PendingQueue
@@ -29,9 +28,6 @@ abstract class PendingQueue
 
     /** Removes every task, handing each to {@code sink}. */
     abstract void drainTo(ArrayList<TaskRecord> sink);
-
-    /** Removes every task {@code which} accepts. */
-    abstract void removeIf(Predicate<TaskRecord> which);
 
     static PendingQueue of(final IoOrder order)
     {
@@ -82,12 +78,6 @@ abstract class PendingQueue
         {
             sink.addAll(queue);
             queue.clear();
-        }
-
-        @Override
-        void removeIf(final Predicate<TaskRecord> which)
-        {
-            queue.removeIf(which);
         }
     }
 
@@ -148,15 +138,6 @@ abstract class PendingQueue
         {
             sink.addAll(tasks);
             tasks.clear();
-        }
-
-        @Override
-        void removeIf(final Predicate<TaskRecord> which)
-        {
-            if (tasks.removeIf(which))
-            {
-                chosen = -1;
-            }
         }
 
         private static int readsFromNvm(final TaskRecord t)

@@ -45,6 +45,8 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     int pendingDeps;
     int outstanding;
     boolean admitted;
+    /** IO thread: entries of this task in the pending queue that admission's reuse pass already took out. */
+    int staleQueueEntries;
     ArrayList<TaskRecord> successors;
     TaskRecord[] predecessors;
     long needBytes;
