@@ -290,11 +290,18 @@ final class Checkpointer
         agent.unpark(t);
     }
 
-    /** The object's save is captured: tasks parked on it may be admitted (and park again on another object). */
-    private void captured(final DataRef r)
+    /**
+     * The object's save is captured, or will not be ({@code saved} false): tasks parked on it may be admitted (and
+     * park again on another object). Its writes count as saved only once the generation commits.
+     */
+    private void captured(final DataRef r, final boolean saved)
     {
+        if (saved)
+        {
+            r.capturedIn = r.savePending;
+            r.writesAtCapture = r.writesSinceSave;
+        }
         r.savePending = -1;
-        r.writesSinceSave = 0;
         final ArrayList<TaskRecord> waiting = r.parked;
         if (waiting != null && !waiting.isEmpty())
         {
@@ -321,7 +328,7 @@ final class Checkpointer
         if (!ref.ioHasContents)
         {
             generation.saveSkipped();
-            captured(ref);
+            captured(ref, true);
             agent.finishSave(t);
             generation.maybeCommit();
             return;
@@ -337,7 +344,7 @@ final class Checkpointer
                 dst.put(o.buffer().buffer().duplicate().clear().limit(o.size()));
                 dst.clear();
                 generation.enqueue(ref, copy, o.size(), o.version(), null);
-                captured(ref);
+                captured(ref, true);
                 agent.finishSave(t);
                 return;
             }
@@ -349,7 +356,7 @@ final class Checkpointer
     /** IO thread: an object written through from its own buffer is captured; its save task finishes. */
     void writtenThrough(final DataRef ref, final TaskRecord saveTask)
     {
-        captured(ref);
+        captured(ref, true);
         agent.finishSave(saveTask);
     }
 
@@ -398,7 +405,7 @@ final class Checkpointer
             return;
         }
         generation.saveLost();
-        captured(t.refs[0]);
+        captured(t.refs[0], false);
         generation.maybeCommit();
     }
 
@@ -437,6 +444,14 @@ final class Checkpointer
         engine.traceCheckpoint("checkpoint " + cut.generation(), cutNanos, System.nanoTime());
         policy.committed(cost);
         policy.cutCommitted(cut);
+        for (final DataRef r : objects)
+        {
+            if (r.capturedIn == cut.generation())
+            {
+                r.writesSinceSave -= r.writesAtCapture;
+                r.capturedIn = -1;
+            }
+        }
         releaseHeld();
     }
 
@@ -452,8 +467,9 @@ final class Checkpointer
         {
             if (r.savePending >= 0)
             {
-                captured(r);
+                captured(r, false);
             }
+            r.capturedIn = -1;
         }
         releaseHeld();
     }

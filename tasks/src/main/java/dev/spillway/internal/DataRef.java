@@ -20,8 +20,13 @@ final class DataRef implements Data
     TaskRecord poisonedBy;
     /** IO thread, with checkpoints on: submitted writers not yet finished, in order (created on first use). */
     private ArrayDeque<TaskRecord> unfinishedWriters;
-    /** IO thread: writers finished since the last capture, and whether the latest left contents. */
+    /**
+     * IO thread: writers finished since the last committed save, and whether the latest left contents. A capture
+     * notes its generation and the count it saw; the count drops by that only when the generation commits.
+     */
     long writesSinceSave;
+    long capturedIn = -1;
+    long writesAtCapture;
     boolean ioHasContents;
     /** IO thread: the generation whose save of this object is pending, or -1; and writers parked until it is. */
     long savePending = -1;

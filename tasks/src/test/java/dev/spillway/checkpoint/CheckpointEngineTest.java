@@ -172,6 +172,38 @@ class CheckpointEngineTest
         assertEquals(0, report.abandoned(), report.toString());
     }
 
+    /**
+     * An object captured by a generation that is then abandoned is saved again by the next one: before, the capture
+     * reset its count of writes since saved, so a generation after the abandoned one left it out.
+     */
+    @Test
+    void anAbandonedGenerationsCapturesAreSavedAgain()
+    {
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        store.failCommits = 1;
+        final CheckpointReport report;
+        try (Spillway sw = config(2, 1 << 20).checkpoints(store, everyTasks(20)).build())
+        {
+            final Data still = sw.data("still", SIZE);
+            final Data busy = sw.data("busy", SIZE);
+            sw.task("write still").write(still).submit(ctx -> fill(ctx.buffer(still), 1));
+            sw.task("write busy").write(busy).submit(ctx -> fill(ctx.buffer(busy), 2));
+            for (int k = 0; k < 200; k++)
+            {
+                final long step = k;
+                sw.task("update busy " + k).readWrite(busy).submit(ctx -> ctx.buffer(busy).putLong(0, step));
+            }
+            sw.awaitAll();
+            report = sw.checkpointReport();
+        }
+        assertTrue(report.abandoned() >= 1 && store.generations() >= 1, report.toString());
+        for (final Cut cut : store.cuts())
+        {
+            assertTrue(store.tags(cut).contains("still"), "generation " + cut.generation() + " holds 'still' (" +
+                store.tags(cut) + "); " + report);
+        }
+    }
+
     @Test
     void aFailedRunResumesFromItsLastCutWithFewerWorkersAndLessDram()
     {

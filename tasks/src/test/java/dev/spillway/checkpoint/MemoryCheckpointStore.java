@@ -19,6 +19,8 @@ final class MemoryCheckpointStore implements CheckpointStore
     private long progress = -1;
     private boolean complete;
     int begun;
+    /** How many commits still to refuse, so that their generations are abandoned. */
+    int failCommits;
 
     @Override
     public RestorePoint restore(final Consumer<String> log)
@@ -106,10 +108,15 @@ final class MemoryCheckpointStore implements CheckpointStore
             }
 
             @Override
-            public long commit()
+            public long commit() throws java.io.IOException
             {
                 synchronized (MemoryCheckpointStore.this)
                 {
+                    if (failCommits > 0)
+                    {
+                        failCommits--;
+                        throw new java.io.IOException("commit of generation " + cut.generation() + " refused (test)");
+                    }
                     committed.put(cut.generation(), g);
                     MemoryCheckpointStore.this.notifyAll();
                 }
