@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,23 +31,28 @@ public final class BlasCeiling
     public static double gflops(final TileBlas blas, final int tile, final int threads, final int repeats)
         throws InterruptedException
     {
-        final CyclicBarrier start = new CyclicBarrier(threads + 1);
+        final CountDownLatch warm = new CountDownLatch(threads);
+        final CountDownLatch go = new CountDownLatch(1);
+        final AtomicBoolean abort = new AtomicBoolean();
         final AtomicLong lastEnd = new AtomicLong();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final List<Thread> running = new ArrayList<>();
-        final List<Throwable> failures = new ArrayList<>();
         for (int i = 0; i < threads; i++)
         {
             final long seed = i;
             final Thread t = new Thread(() ->
             {
+                boolean counted = false;
                 try
                 {
                     final ByteBuffer a = random(tile, 3 * seed + 1);
                     final ByteBuffer b = random(tile, 3 * seed + 2);
                     final ByteBuffer c = random(tile, 3 * seed + 3);
                     blas.dgemm(false, false, tile, tile, tile, 1, a, tile, b, tile, 0, c, tile);
-                    start.await();
-                    for (int r = 0; r < repeats; r++)
+                    warm.countDown();
+                    counted = true;
+                    go.await();
+                    for (int r = 0; r < repeats && !abort.get(); r++)
                     {
                         blas.dgemm(false, false, tile, tile, tile, 1, a, tile, b, tile, 0.5, c, tile);
                     }
@@ -54,29 +60,20 @@ public final class BlasCeiling
                 }
                 catch (final Throwable e)
                 {
-                    synchronized (failures)
+                    failures.add(e);
+                    if (!counted)
                     {
-                        failures.add(e);
+                        warm.countDown();
                     }
-                    start.reset(); // breaks the barrier, so the caller does not wait for a thread that failed
                 }
             }, "spillway-blas-ceiling-" + i);
             running.add(t);
             t.start();
         }
-        try
-        {
-            start.await();
-        }
-        catch (final BrokenBarrierException e)
-        {
-            for (final Thread t : running)
-            {
-                t.join();
-            }
-            throw new IllegalStateException("BLAS ceiling: a thread failed before the start: " + failures, e);
-        }
+        warm.await();
+        abort.set(!failures.isEmpty());
         final long started = System.nanoTime();
+        go.countDown();
         for (final Thread t : running)
         {
             t.join();
@@ -92,7 +89,8 @@ public final class BlasCeiling
     {
         final int bytes = tile * tile * Double.BYTES;
         // page-aligned, as the engine's buffers are: OpenBLAS is slower on unaligned tiles
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(bytes + PAGE).alignedSlice(PAGE).limit(bytes).slice()
+        final int pages = (bytes + PAGE - 1) / PAGE * PAGE;
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(pages + PAGE).alignedSlice(PAGE).limit(bytes).slice()
             .order(ByteOrder.nativeOrder());
         long x = seed * 0x9E3779B97F4A7C15L + 1;
         for (int i = 0; i < tile * tile; i++)

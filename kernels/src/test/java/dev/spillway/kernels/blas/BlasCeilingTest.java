@@ -2,8 +2,11 @@ package dev.spillway.kernels.blas;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,10 +21,13 @@ class BlasCeilingTest
         assertTrue(gflops > 0 && Double.isFinite(gflops), "GFLOP/s " + gflops);
     }
 
-    @Test
-    void aThreadThatFailsBeforeTheStartIsReportedNotWaitedFor()
+    /** Fails at every call from the {@code from}-th on: 1 fails a warm-up, 3 (after two warm-ups) a timed call. */
+    @ParameterizedTest(name = "failing from call {0}")
+    @ValueSource(ints = {1, 3})
+    void aThreadThatFailsIsReportedNotWaitedFor(final int from)
     {
         final JavaBlas java = new JavaBlas();
+        final AtomicInteger calls = new AtomicInteger();
         final TileBlas failing = new TileBlas()
         {
             @Override
@@ -55,7 +61,11 @@ class BlasCeilingTest
                 final double alpha, final ByteBuffer a, final int lda, final ByteBuffer b, final int ldb,
                 final double beta, final ByteBuffer c, final int ldc)
             {
-                throw new UnsupportedOperationException("no dgemm here");
+                if (calls.incrementAndGet() >= from)
+                {
+                    throw new UnsupportedOperationException("no dgemm here");
+                }
+                java.dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
             }
         };
         final IllegalStateException e = assertThrows(IllegalStateException.class,
