@@ -90,6 +90,11 @@ final class CheckpointBench implements Callable<Integer>
         "checkpoints) K times, interleaved, and compare medians (default: ${DEFAULT-VALUE}).")
     private int repeat;
 
+    @Option(names = "--buddy", paramLabel = "MODE", description = "With --ranks R: also compare the R ranks " +
+        "checkpointing with buddy copies (staged: run --buddy staged) against checkpoints on their own disks only, " +
+        "and restore a killed rank whose checkpoint directory was deleted from its buddy's copy.")
+    private String buddy;
+
     private final ObjectMapper mapper = new ObjectMapper();
 
     @Override
@@ -106,6 +111,11 @@ final class CheckpointBench implements Callable<Integer>
         if (repeat < 1)
         {
             throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
+        }
+        if (buddy != null && (!"staged".equals(buddy) || ranks < 2))
+        {
+            throw new ParameterException(spec.commandLine(), "--buddy " + buddy + ": only --buddy staged is built, " +
+                "and it needs --ranks 2 or more");
         }
         final String noUcx = ranks > 1 ? UcxTransport.unavailableReason() : null;
         if (noUcx != null)
@@ -127,7 +137,8 @@ final class CheckpointBench implements Callable<Integer>
         runs.clearCheckpoints();
         if (ranks > 1)
         {
-            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null).run(json);
+            return new RankCheckpointBench(runs, ranks, n, tile, budget, w, mtbf, repeat, noCap == null,
+                buddy != null).run(json);
         }
         System.err.printf("spillway bench checkpoint: lu n=%d tile %d, DRAM %s, %d workers, cap %s, %d run(s) of " +
             "each kind%n", n, tile, ByteUnits.format(budget), w, ByteUnits.format(cap), repeat);

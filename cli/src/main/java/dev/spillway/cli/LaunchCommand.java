@@ -8,6 +8,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -51,6 +53,11 @@ final class LaunchCommand implements Callable<Integer>
         description = "Testing aid: park RANK of incarnation INC (default 0) at the HIT-th (default 1) hit of " +
             "crash point POINT, printing `CRASHPOINT POINT PID` for a test to kill it. Repeatable.")
     private List<String> crashAt = new ArrayList<>();
+
+    @Option(names = "--lose-disks", paramLabel = "RANK[,RANK...]", split = ",", hidden = true,
+        description = "Testing aid: before the first relaunch, delete these ranks' checkpoint directories " +
+            "(DIR/rank-R of run --checkpoint-dir DIR), as the loss of their nodes would.")
+    private List<Integer> loseDisks = new ArrayList<>();
 
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The spillway subcommand and its arguments.")
     private List<String> command;
@@ -103,11 +110,47 @@ final class LaunchCommand implements Callable<Integer>
                     "--max-restarts is 0" : "all " + maxRestarts + " restarts (--max-restarts) are used"));
                 return outcome.status();
             }
+            if (incarnation == 0)
+            {
+                loseDisks();
+            }
             final long now = System.currentTimeMillis();
             recovery = outcome.recovery(now);
             System.err.println("spillway launch: relaunching all " + ranks + " ranks as incarnation " +
                 (incarnation + 1) + " (restart " + (incarnation + 1) + " of at most " + maxRestarts + "); lost: " +
                 (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : "rank " + outcome.lost()));
+        }
+    }
+
+    /** Deletes the checkpoint directories {@code --lose-disks} names. */
+    private void loseDisks() throws IOException
+    {
+        if (loseDisks.isEmpty())
+        {
+            return;
+        }
+        String root = null;
+        for (int i = 0; i < command.size(); i++)
+        {
+            if (command.get(i).equals("--checkpoint-dir") && i + 1 < command.size())
+            {
+                root = command.get(i + 1);
+            }
+            else if (command.get(i).startsWith("--checkpoint-dir="))
+            {
+                root = command.get(i).substring("--checkpoint-dir=".length());
+            }
+        }
+        if (root == null)
+        {
+            throw new IllegalArgumentException("--lose-disks deletes checkpoint directories: the ranks' command has " +
+                "no --checkpoint-dir DIR");
+        }
+        for (final int rank : loseDisks)
+        {
+            final Path dir = Path.of(root).resolve("rank-" + rank);
+            Dirs.deleteTree(dir);
+            System.err.println("spillway launch: simulating the loss of rank " + rank + "'s node: deleted " + dir);
         }
     }
 

@@ -33,12 +33,19 @@ import java.util.Map;
  *       job, which resumes from its newest global checkpoint. Rank 0 times the kill to resumed work in four parts;
  *       detection must take at most the failure timeout plus {@link #DETECTION_SLACK_S} s, and the result must be
  *       bit-identical to the failure-free run's.</li>
+ *   <li>With {@code --buddy staged}: the R ranks checkpointing every N tasks (about 8 cuts), with checkpoints on
+ *       their own disks only and with buddy copies, K times interleaved, compared by median time and block time
+ *       (the issue's targets: at most {@link #BUDDY_TARGET} for both); then the buddy run killed as above with the
+ *       victim's checkpoint directory deleted before the relaunch ({@code launch --lose-disks}), so that it restores
+ *       from its buddy's copy.</li>
  * </ol>
  */
 final class RankCheckpointBench
 {
     /** The bound on (distributed overhead) / (single-rank overhead). */
     static final double TARGET_RATIO = 1.2;
+    /** The bound on (time or block time with buddy copies) / (the same, checkpoints on own disks only). */
+    static final double BUDDY_TARGET = 1.1;
     /** How much longer than the failure timeout detection may take. */
     static final double DETECTION_SLACK_S = 1;
     private static final String SEMI = "semi_blocking";
@@ -55,15 +62,18 @@ final class RankCheckpointBench
     private final double mtbf;
     private final int repeat;
     private final boolean capped;
+    private final boolean buddy;
 
     /**
      * @param budget the DRAM budget of the single run and of each rank.
      * @param repeat how many times each run of the overhead comparison is made.
      * @param capped whether the runs are under a memory cgroup.
+     * @param buddy  whether to compare buddy copies ({@code --buddy staged}) with checkpoints on own disks only.
      */
     RankCheckpointBench(final CheckpointRuns runs, final int ranks, final int n, final int tile, final long budget,
-        final int workers, final double mtbf, final int repeat, final boolean capped)
+        final int workers, final double mtbf, final int repeat, final boolean capped, final boolean buddy)
     {
+        this.buddy = buddy;
         this.runs = runs;
         this.ranks = ranks;
         this.n = n;
@@ -134,14 +144,107 @@ final class RankCheckpointBench
         out.put("overhead_ratio_target", TARGET_RATIO);
         out.put("overhead_per_checkpoint_ratio", perCheckpoint);
         out.put("recovery", recovery);
-        out.put("results_bit_identical", singleSame && ranksSame);
+        final BuddyFigures buddies = buddy ? buddies(ranksNone) : null;
+        final boolean buddySame = buddies == null || buddies.same();
+        if (buddies != null)
+        {
+            out.put("buddy", buddies.all());
+        }
+        out.put("results_bit_identical", singleSame && ranksSame && buddySame);
         print(every, single, distributed, ratio, perCheckpoint, recovery, singleSame, ranksSame);
+        if (buddies != null)
+        {
+            printBuddies(buddies);
+        }
         if (json != null)
         {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), out);
         }
         runs.clearCheckpoints();
-        return singleSame && ranksSame && detected ? 0 : 1;
+        return singleSame && ranksSame && buddySame && detected ? 0 : 1;
+    }
+
+    /**
+     * The R ranks every N tasks with checkpoints on their own disks only and with buddy copies, then the buddy run
+     * killed with the victim's directory deleted.
+     */
+    private BuddyFigures buddies(final List<JsonNode> ranksNone) throws IOException, InterruptedException
+    {
+        long tasks = 0;
+        for (final JsonNode rank : ranksNone.get(0).get("per_rank"))
+        {
+            tasks += rank.get("tasks").asLong();
+        }
+        final String every = Long.toString(Math.max(1, tasks / 16));
+        final List<String> staged = List.of("--buddy", "staged");
+        final List<JsonNode> local = new ArrayList<>();
+        final List<JsonNode> copied = new ArrayList<>();
+        for (int i = 1; i <= repeat; i++)
+        {
+            final String rep = repeat == 1 ? "" : "-" + i;
+            local.add(runs.ranks("ranks-local" + rep, ranks, order, List.of(),
+                runs.checkpoints("ranks-local" + rep, every, SEMI), false));
+            final List<String> args = new ArrayList<>(runs.checkpoints("ranks-buddy" + rep, every, SEMI));
+            args.addAll(staged);
+            copied.add(runs.ranks("ranks-buddy" + rep, ranks, order, List.of(), args, false));
+        }
+        final long hit = Math.max(1, copied.get(0).get("per_rank").get(VICTIM).get("tasks").asLong() / 2);
+        final String crash = VICTIM + ":" + CrashPoints.IN_TASK + ":" + hit;
+        final List<String> args = new ArrayList<>(runs.checkpoints("ranks-buddy-killed", every, SEMI));
+        args.addAll(staged);
+        final JsonNode resumed = runs.ranks("ranks-buddy-killed", ranks, order, List.of("--max-restarts", "1",
+            "--crash-at", crash, "--lose-disks", Integer.toString(VICTIM)), args, true);
+        final Map<String, Object> localOnly = overhead(ranksNone, local);
+        final Map<String, Object> withBuddy = overhead(ranksNone, copied);
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", "staged");
+        m.put("transport", "UCX two-sided messages (tagged sends of 1 MiB chunks), as the ranks' transfers");
+        m.put("interval", every + " tasks");
+        m.put("local_only", localOnly);
+        m.put("buddy", withBuddy);
+        m.put("time_ratio", (Double)withBuddy.get("time_checkpoints_s") / (Double)localOnly.get("time_checkpoints_s"));
+        m.put("block_ratio", (Double)localOnly.get("block_s") > 0 ?
+            (Double)withBuddy.get("block_s") / (Double)localOnly.get("block_s") : null);
+        m.put("target", BUDDY_TARGET);
+        final Map<String, Object> recovery = recovery(resumed, crash + ", rank " + VICTIM + "'s checkpoint " +
+            "directory deleted");
+        m.put("recovery", recovery);
+        final boolean same = same(ranksNone, local, copied, List.of(resumed));
+        m.put("results_bit_identical", same);
+        return new BuddyFigures(m, localOnly, withBuddy, recovery, same);
+    }
+
+    /** The buddy comparison: every figure, and the parts the table prints. */
+    private record BuddyFigures(Map<String, Object> all, Map<String, Object> localOnly, Map<String, Object> withBuddy,
+        Map<String, Object> recovery, boolean same)
+    {
+    }
+
+    private void printBuddies(final BuddyFigures figures)
+    {
+        final Map<String, Object> b = figures.all();
+        final StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "buddy copies (staged, %s), every %s, %d ranks:%n", b.get("transport"),
+            b.get("interval"), ranks));
+        s.append(String.format(Locale.ROOT, "%-8s %6s %10s %10s %12s %9s %5s %9s %9s%n", "", "n", "data/rank",
+            "no ckpt", "checkpoints", "overhead", "ckpts", "per ckpt", "held"));
+        s.append(row("own disk", figures.localOnly())).append(row("+ buddy", figures.withBuddy()));
+        final Double block = (Double)b.get("block_ratio");
+        final double time = (Double)b.get("time_ratio");
+        s.append(String.format(Locale.ROOT, "  with buddy / own disk only: time %.3f (target ≤ %.1f: %s), tasks held " +
+            "%s%n", time, BUDDY_TARGET, time <= BUDDY_TARGET ? "PASS" : "FAIL", block == null ? "n/a" :
+            String.format(Locale.ROOT, "%.3f (target ≤ %.1f: %s)", block, BUDDY_TARGET, block <= BUDDY_TARGET ?
+                "PASS" : "FAIL")));
+        final Map<String, Object> recovery = figures.recovery();
+        final JsonNode seconds = (JsonNode)recovery.get("recovery_s");
+        s.append(String.format(Locale.ROOT, "  node loss: --crash-at %s; resumed from global index %s; detection " +
+                "%s, relaunch %s, restore %s (fetch from the buddy included), re-execution %s%n",
+            recovery.get("crash_at"), recovery.get("restored_global_index") == null ? "none (from the start)" :
+                recovery.get("restored_global_index"), secs(seconds, "detection"), secs(seconds, "relaunch"),
+            secs(seconds, "restore"), secs(seconds, "reexecution")));
+        s.append(String.format("  results: %s%n", figures.same() ?
+            "bit-identical" : "FAILED, checksums DIFFER"));
+        System.out.print(s);
     }
 
     /**

@@ -33,7 +33,8 @@ import java.util.Map;
  * @param receives      objects it received.
  * @param bytesReceived their bytes.
  * @param checkpoints   generations it committed (0 without checkpoints).
- * @param restoreS      time it spent finding and verifying the generation it resumed from.
+ * @param restoreS      time it spent finding and verifying the generation it resumed from, fetching it from its
+ *                      buddy included.
  * @param reexecuteS    time it took to redo the tasks its previous incarnation had done after that generation.
  * @param reexecutedTasks tasks its previous incarnation had done after that generation, by the progress it recorded
  *                      once a second (0 when it ran on).
@@ -50,13 +51,14 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
+    /** @param fetchS time the rank spent fetching its checkpoint from its buddy, counted in its restore. */
     static RankFigures of(final int incarnation, final long restoredIndex, final RunResult r, final RankStats s,
-        final CheckpointReport c, final RankProtocol.Figures p2f, final RunStats stats)
+        final CheckpointReport c, final double fetchS, final RankProtocol.Figures p2f, final RunStats stats)
     {
+        final double restore = c.restoreSeconds() + fetchS;
         return new RankFigures(s.rank(), incarnation, incarnation > 0, restoredIndex, r.timeSeconds(), s.tasksHere(),
             r.bytesRead(), r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
-            c.restoreSeconds(), c.reexecuteSeconds(), c.reexecutedTasks(), c.restoreSeconds() + c.reexecuteSeconds(), p2f,
-            stats);
+            restore, c.reexecuteSeconds(), c.reexecutedTasks(), restore + c.reexecuteSeconds(), p2f, stats);
     }
 
     /** @return every rank's figures, in rank order; a collective. */

@@ -67,7 +67,8 @@ final class RankRun
                 result = GraphRuns.withRankProgress(summary.kernel(), graph, transport.rank(), verify);
                 report = graph.checkpointReport();
                 figures = RankFigures.of(transport.incarnation(), checkpoints == null ? Cut.LOCAL :
-                    checkpoints.restoredIndex(), result, graph.rankStats(), report, protocol.figures(),
+                    checkpoints.restoredIndex(), result, graph.rankStats(), report,
+                    checkpoints == null ? 0 : checkpoints.fetchSeconds(), protocol.figures(),
                     RunStats.of(graph.stats()));
             }
         }

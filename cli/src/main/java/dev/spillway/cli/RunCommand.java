@@ -179,6 +179,13 @@ final class RunCommand implements Callable<Integer>
         "as seed 001's \"all messages logged\" runs do.")
     private boolean p2fLogAll;
 
+    @Option(names = "--buddy", paramLabel = "MODE", description = "On ranks, with --checkpoint-dir: staged keeps a " +
+        "copy of every rank's checkpoint at a buddy rank (mutual pairs, else a ring; on different hosts when the " +
+        "hosts allow), on the buddy's own disk in DIR/rank-B/buddy-of-R. A global checkpoint then counts only once " +
+        "every copy is durable, and a rank whose directory lost it (a lost node and its disk) fetches it back from " +
+        "its buddy. none (default) keeps checkpoints on each rank's own disk only.")
+    private String buddy = "none";
+
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
         description = "semi_blocking or blocking (bench checkpoint compares them).")
     private CheckpointMode checkpointMode;
@@ -202,6 +209,7 @@ final class RunCommand implements Callable<Integer>
                 "state in their checkpoints at aligned cuts: run it under spillway launch with --checkpoint-dir DIR " +
                 "and --checkpoint-every N (a number of tasks)");
         }
+        checkBuddy(distributed);
         if (blasCeiling && !"matmul".equals(kernelKey))
         {
             throw new ParameterException(spec.commandLine(), "--blas-ceiling compares the run with dgemm alone: it " +
@@ -306,7 +314,7 @@ final class RunCommand implements Callable<Integer>
         else if (checkpointDir != null)
         {
             global = RankCheckpoints.configure(config.checkpointMode(checkpointMode), transport, checkpointDir,
-                checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()));
+                checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()), !"none".equals(buddy));
         }
         final Path traceFile = trace != null ? trace : report == null ? null : UtilisationReport.traceNextTo(report);
         if (traceFile != null)
@@ -527,6 +535,34 @@ final class RunCommand implements Callable<Integer>
     private static String percent(final long budget, final long data)
     {
         return String.format("%.1f%% of the data", 100.0 * budget / data);
+    }
+
+    /** Refuses a {@code --buddy} mode that cannot run here. */
+    private void checkBuddy(final boolean distributed)
+    {
+        switch (buddy)
+        {
+            case "none":
+                return;
+            case "staged":
+                if (!distributed || checkpointDir == null)
+                {
+                    throw new ParameterException(spec.commandLine(), "--buddy staged copies each rank's checkpoint " +
+                        "to another rank: run it under spillway launch (2 ranks or more) with --checkpoint-dir DIR");
+                }
+                if (p2f)
+                {
+                    throw new ParameterException(spec.commandLine(), "--buddy staged keeps copies of the global " +
+                        "checkpoints only; --p2f, whose ranks restart alone, is not supported with it yet");
+                }
+                return;
+            case "memory":
+                throw new ParameterException(spec.commandLine(), "--buddy memory (copies in the buddy's DRAM) is " +
+                    "not built yet; use --buddy staged");
+            default:
+                throw new ParameterException(spec.commandLine(), "--buddy '" + buddy + "' is not a mode: use " +
+                    "none or staged");
+        }
     }
 
     /** @return the {@code --p2f} plan: {@code --clusters}, aligned cuts every {@code --checkpoint-every}. */

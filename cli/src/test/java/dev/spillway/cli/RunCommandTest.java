@@ -125,6 +125,25 @@ class RunCommandTest
     }
 
     @Test
+    void buddyModesThatCannotRunHereAreRefusedByName()
+    {
+        final String[] base = {"run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.toString(), "--checkpoint-dir",
+            tmp.resolve("ckpt").toString()};
+        for (final String[] refused : new String[][] {
+            {"staged", "--buddy staged copies each rank's checkpoint to another rank: run it under spillway launch"},
+            {"memory", "--buddy memory (copies in the buddy's DRAM) is not built yet; use --buddy staged"},
+            {"ram", "--buddy 'ram' is not a mode: use none or staged"}})
+        {
+            err.getBuffer().setLength(0);
+            final String[] args = java.util.Arrays.copyOf(base, base.length + 2);
+            args[base.length] = "--buddy";
+            args[base.length + 1] = refused[0];
+            assertEquals(2, run(args), err::toString);
+            assertTrue(err.toString().contains(refused[1]), err::toString);
+        }
+    }
+
+    @Test
     void stencilRunsVerified() throws IOException
     {
         final Path json = tmp.resolve("st.json");

@@ -25,6 +25,14 @@ public final class CrashPoints
     public static final String RESTORE = "restore.verify";
     /** As a rank starts sending a data object to another rank. */
     public static final String TRANSFER_SEND = "transfer.send";
+    /** On a rank's buddy-copy thread, before it sends each chunk of a committed generation to its buddy. */
+    public static final String BUDDY_STREAM = "buddy.stream";
+    /** On a rank's buddy-copy thread, after every chunk went out, before the message that ends the generation. */
+    public static final String BUDDY_BEFORE_END = "buddy.before-end";
+    /** On the buddy, after a generation's last message arrived, before its copy is made durable. */
+    public static final String BUDDY_KEEP = "buddy.keep";
+    /** On a rank fetching its checkpoint back from its buddy, before it writes each chunk. */
+    public static final String BUDDY_FETCH = "buddy.fetch";
 
     private static final String ARMED = System.getProperty("spillway.crashAt");
     private static final int HIT = Integer.getInteger("spillway.crashAtHit", 1);

@@ -83,6 +83,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** The message-logging protocol's state in the generation resumed from, until the runtime attaches. */
     private byte[] restoredSection;
     private RankProtocol protocol = RankProtocol.NONE;
+    private CommitCopy copy;
 
     private GlobalCheckpoints(final long every, final CheckpointPolicy timing, final Path root,
         final long restoredIndex, final long incarnation)
@@ -335,10 +336,30 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         runtime.barrier();
     }
 
+    /**
+     * Makes every committed generation count towards a global commit only once {@code copy} says it is durable
+     * elsewhere too (a buddy's copy). Call before the runtime opens; its close closes {@code copy}.
+     */
+    public void copyCommitsTo(final CommitCopy copy)
+    {
+        checkUnattached();
+        this.copy = copy;
+    }
+
+    /** @return seconds this rank spent fetching its checkpoint from a copy before its store opened, or 0. */
+    public double fetchSeconds()
+    {
+        return copy == null ? 0 : copy.fetchSeconds();
+    }
+
     /** No more messages are handled. */
     void close()
     {
         stop();
+        if (copy != null)
+        {
+            copy.close();
+        }
         if (executor != null)
         {
             executor.shutdownNow();
@@ -437,6 +458,25 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         }
         lastLocalCommitted = cut.globalIndex();
         protocol.cutCommitted(cut.globalIndex());
+        final CommitCopy copy = this.copy;
+        if (copy == null)
+        {
+            tellCommitted(cut);
+            return;
+        }
+        copy.copy(cut, () -> tellCommitted(cut), why ->
+        {
+            if (!stopped)
+            {
+                runtime.restartNeeded("rank " + transport.rank() + " could not copy its checkpoint of the global " +
+                    "cut at index " + cut.globalIndex() + ": " + why, -1);
+            }
+        });
+    }
+
+    /** Tells rank 0 that this rank's generation of {@code cut} is durable where it must be. Any thread. */
+    private void tellCommitted(final Cut cut)
+    {
         if (transport.rank() == DistributedSpillway.ROOT)
         {
             // A generation may commit while the runtime closes, after the executor was shut down. The IO thread

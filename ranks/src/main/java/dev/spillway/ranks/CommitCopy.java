@@ -1,0 +1,32 @@
+package dev.spillway.ranks;
+
+import dev.spillway.checkpoint.Cut;
+
+import java.util.function.Consumer;
+
+/**
+ * Where a rank copies each generation it committed before rank 0 may count it towards a global commit, such as a
+ * buddy rank that keeps a copy on its own disk ({@link GlobalCheckpoints#copyCommitsTo}). A global checkpoint then
+ * survives the loss of any rank together with its disk, as long as the rank's copy survives.
+ */
+public interface CommitCopy extends AutoCloseable
+{
+    /**
+     * Starts copying the generation of {@code cut}, just committed in the rank's own store, and returns at once.
+     * Called on the runtime's IO thread; the next global cut waits until {@code durable} ran.
+     *
+     * @param durable run, from any thread, once the copy is durable.
+     * @param failed  told why, from any thread, if the copy cannot be made.
+     */
+    void copy(Cut cut, Runnable durable, Consumer<String> failed);
+
+    /** @return seconds this rank spent bringing its copy back before its store opened; 0 when it did not. */
+    default double fetchSeconds()
+    {
+        return 0;
+    }
+
+    /** Stops copying; called when the runtime closes. A copy under way is abandoned. */
+    @Override
+    void close();
+}

@@ -1,0 +1,179 @@
+package dev.spillway.resilience.buddy;
+
+import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.CrashPoints;
+import dev.spillway.memory.ByteUnits;
+import dev.spillway.rdma.Transport;
+import dev.spillway.ranks.CommitCopy;
+import dev.spillway.resilience.store.GenerationFiles;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+import static java.lang.System.Logger.Level.DEBUG;
+
+/**
+ * Copies each generation a rank commits to its buddy, on a thread of its own: the files the generation needs that
+ * this process has not sent yet (after a restart, all of them, which also protects a rank again after a recovery),
+ * then the end of the generation; it is durable once the buddy answers that it forced and renamed them. Should the
+ * buddy miss a file sent earlier, the whole generation is sent once more.
+ */
+final class BuddyShipper implements CommitCopy, AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(BuddyShipper.class.getName());
+
+    private final Transport transport;
+    private final int buddy;
+    private final Path dir;
+    private final ExecutorService thread;
+    private final Set<String> sent = new HashSet<>();
+    private final ByteBuffer answer = ByteBuffer.allocateDirect(BuddyWire.FIELDS_BYTES + 8);
+    private final Consumer<String> log;
+    private volatile boolean closed;
+    private volatile String state = "idle";
+    /** Copy thread: generations made durable at the buddy. */
+    private int copied;
+    /** Copy thread: bytes of files the last attempt sent, and the time they took to go out. */
+    private long sentBytes;
+    private long sendNanos;
+
+    /**
+     * @param dir the rank's own checkpoint directory.
+     * @param log told of each generation copied.
+     */
+    BuddyShipper(final Transport transport, final int buddy, final Path dir, final Consumer<String> log)
+    {
+        this.transport = transport;
+        this.buddy = buddy;
+        this.dir = dir;
+        this.log = log;
+        this.thread = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-buddy-copy");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public void copy(final Cut cut, final Runnable durable, final Consumer<String> failed)
+    {
+        try
+        {
+            thread.execute(() -> ship(cut, durable, failed));
+        }
+        catch (final RejectedExecutionException e)
+        {
+            LOG.log(DEBUG, "spillway: generation " + cut.generation() + " committed after the buddy copy closed");
+        }
+    }
+
+    /** @return what the copy is doing, for wait reports. */
+    String state()
+    {
+        return state;
+    }
+
+    private void ship(final Cut cut, final Runnable durable, final Consumer<String> failed)
+    {
+        final long gen = cut.generation();
+        final long start = System.nanoTime();
+        try
+        {
+            String error = attempt(gen);
+            if (!error.isEmpty() && !closed)
+            {
+                LOG.log(DEBUG, "spillway: buddy rank " + buddy + " refused generation " + gen + " (" + error +
+                    "); sending all of it again");
+                sent.clear();
+                error = attempt(gen);
+            }
+            if (closed)
+            {
+                return;
+            }
+            if (!error.isEmpty())
+            {
+                failed.accept("buddy rank " + buddy + " could not keep generation " + gen + ": " + error);
+                return;
+            }
+            state = "idle";
+            final String line = String.format("checkpoint: generation %d (global cut %d) is durable at buddy rank %d " +
+                "%.3f s after its local commit (%s sent in %.3f s)", gen, cut.globalIndex(), buddy,
+                (System.nanoTime() - start) / 1e9, ByteUnits.format(sentBytes), sendNanos / 1e9);
+            if (copied++ == 0)
+            {
+                log.accept(line + "; later copies are logged with SPILLWAY_DEBUG=1");
+            }
+            else
+            {
+                LOG.log(DEBUG, "spillway: " + line);
+            }
+            durable.run();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final Exception e)
+        {
+            if (!closed)
+            {
+                failed.accept("copying generation " + gen + " to buddy rank " + buddy + " failed: " + e.getMessage());
+            }
+        }
+    }
+
+    /** @return the buddy's error, empty once the generation is durable there. */
+    private String attempt(final long gen) throws Exception
+    {
+        final long started = System.nanoTime();
+        final List<String> names = GenerationFiles.names(dir, gen);
+        final OutgoingFiles out = new OutgoingFiles(transport, buddy, BuddyWire.STREAM_TAG, CrashPoints.BUDDY_STREAM);
+        for (final String name : names)
+        {
+            if (!sent.contains(name) || name.endsWith(".manifest"))
+            {
+                state = "sending " + name + " of generation " + gen + " to buddy rank " + buddy;
+                out.send(gen, dir.resolve(name));
+            }
+        }
+        out.drain();
+        sentBytes = out.bytes();
+        sendNanos = System.nanoTime() - started;
+        CrashPoints.hit(CrashPoints.BUDDY_BEFORE_END);
+        BuddyWire.send(transport, buddy, BuddyWire.STREAM_TAG, BuddyWire.end(gen, names));
+        state = "waiting for buddy rank " + buddy + " to make generation " + gen + " durable";
+        while (true)
+        {
+            if (BuddyWire.receive(transport, buddy, BuddyWire.DURABLE_TAG, answer, () -> closed) == null)
+            {
+                return "closed";
+            }
+            if (answer.getLong() == gen)
+            {
+                break;
+            }
+        }
+        final String error = BuddyWire.rest(answer);
+        if (error.isEmpty())
+        {
+            sent.addAll(names);
+        }
+        return error;
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        thread.shutdownNow();
+    }
+}

@@ -1,0 +1,180 @@
+package dev.spillway.resilience.buddy;
+
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportTimeoutException;
+import dev.spillway.ranks.DistributedSpillway;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * The messages that copy a generation's files between a rank and its buddy, in big-endian order. A file travels as
+ * chunks: {@code CHUNK generation name fileSize offset crc32c bytes}; then {@code END generation names}, the manifest
+ * last. {@code NONE reason} says a copy cannot be served. The buddy answers each {@code END} on
+ * {@link #DURABLE_TAG}: {@code generation error}, the error empty when the copy is durable.
+ */
+final class BuddyWire
+{
+    /** A rank's generations, chunk by chunk, to its buddy. */
+    static final int STREAM_TAG = DistributedSpillway.FIRST_DATA_TAG - 13;
+    /** The buddy's answer to each generation's end. */
+    static final int DURABLE_TAG = DistributedSpillway.FIRST_DATA_TAG - 14;
+    /** A buddy's copy streamed back to the rank restoring it. */
+    static final int FETCH_TAG = DistributedSpillway.FIRST_DATA_TAG - 15;
+    /** The hosts of the ranks and which ranks need their copy back, gathered as a job starts. */
+    static final int GATHER_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
+
+    static final byte CHUNK = 1;
+    static final byte END = 2;
+    static final byte NONE = 3;
+    /** Bytes of a file per chunk. */
+    static final int CHUNK_BYTES = 1 << 20;
+    /** Room for a chunk's fields before its bytes, and for an end's names. */
+    static final int FIELDS_BYTES = 64 * 1024;
+    /** The only names a copy may hold: a peer cannot write elsewhere. */
+    private static final Pattern NAME = Pattern.compile("gen-\\d{1,18}\\.manifest|blocks-\\d{1,18}\\.dat");
+
+    private BuddyWire()
+    {
+    }
+
+    /** @return a direct buffer for one message. */
+    static ByteBuffer messageBuffer()
+    {
+        return ByteBuffer.allocateDirect(CHUNK_BYTES + FIELDS_BYTES);
+    }
+
+    /** @throws IllegalArgumentException unless {@code name} is a generation file's. */
+    static String checkName(final String name)
+    {
+        if (!NAME.matcher(name).matches())
+        {
+            throw new IllegalArgumentException("'" + name + "' is not a checkpoint file's name");
+        }
+        return name;
+    }
+
+    /** Writes a chunk's fields into {@code buffer} (cleared) and leaves it positioned for the chunk's bytes. */
+    static void chunkFields(final ByteBuffer buffer, final long generation, final String name, final long fileSize,
+        final long offset, final int crc)
+    {
+        buffer.clear();
+        buffer.put(CHUNK).putLong(generation);
+        putString(buffer, name);
+        buffer.putLong(fileSize).putLong(offset).putInt(crc);
+    }
+
+    static ByteBuffer end(final long generation, final List<String> names)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(FIELDS_BYTES);
+        buffer.put(END).putLong(generation).putInt(names.size());
+        names.forEach(name -> putString(buffer, name));
+        return buffer.flip();
+    }
+
+    static ByteBuffer none(final String reason)
+    {
+        final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(1 + Math.min(text.length, FIELDS_BYTES));
+        return buffer.put(NONE).put(text, 0, buffer.remaining()).flip();
+    }
+
+    static ByteBuffer durable(final long generation, final String error)
+    {
+        final byte[] text = error.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(8 + Math.min(text.length, FIELDS_BYTES));
+        return buffer.putLong(generation).put(text, 0, buffer.remaining()).flip();
+    }
+
+    static void putString(final ByteBuffer buffer, final String text)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        buffer.putShort((short) bytes.length).put(bytes);
+    }
+
+    static String getString(final ByteBuffer buffer)
+    {
+        final byte[] bytes = new byte[buffer.getShort() & 0xFFFF];
+        buffer.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static String rest(final ByteBuffer buffer)
+    {
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static List<String> names(final ByteBuffer buffer)
+    {
+        final int count = buffer.getInt();
+        final List<String> names = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            names.add(checkName(getString(buffer)));
+        }
+        return names;
+    }
+
+    static int crc(final ByteBuffer bytes)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes.duplicate());
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Receives the next message of {@code tag} from {@code source} into {@code buffer}, posting the receive again
+     * after each timeout until {@code stopped}.
+     *
+     * @return the message, its bytes flipped in {@code buffer}; null once stopped.
+     * @throws RuntimeException the transport's failure: the peer lost, or this rank closed.
+     */
+    static Message receive(final Transport transport, final int source, final int tag, final ByteBuffer buffer,
+        final BooleanSupplier stopped) throws InterruptedException
+    {
+        while (!stopped.getAsBoolean())
+        {
+            try
+            {
+                final Message m = transport.receive(source, tag, buffer.clear()).get();
+                buffer.limit(m.length()).position(0);
+                return m;
+            }
+            catch (final ExecutionException | CompletionException e)
+            {
+                if (!(e.getCause() instanceof TransportTimeoutException))
+                {
+                    throw e.getCause() instanceof RuntimeException re ? re :
+                        new IllegalStateException(e.getCause().toString(), e.getCause());
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Sends {@code bytes} and waits until the buffer may be reused. */
+    static void send(final Transport transport, final int target, final int tag, final ByteBuffer bytes)
+        throws InterruptedException
+    {
+        try
+        {
+            transport.send(target, Header.of(tag), bytes).get();
+        }
+        catch (final ExecutionException | CompletionException e)
+        {
+            throw e.getCause() instanceof RuntimeException re ? re :
+                new IllegalStateException(e.getCause().toString(), e.getCause());
+        }
+    }
+}

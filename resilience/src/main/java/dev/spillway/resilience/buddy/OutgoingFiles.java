@@ -1,0 +1,118 @@
+package dev.spillway.resilience.buddy;
+
+import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Transport;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Sends files as {@link BuddyWire} chunks to one rank, with up to {@link #IN_FLIGHT} chunks on the wire at once.
+ * One thread uses it.
+ */
+final class OutgoingFiles
+{
+    static final int IN_FLIGHT = 4;
+
+    private final Transport transport;
+    private final int target;
+    private final int tag;
+    private final String crashPoint;
+    private final ByteBuffer[] buffers = new ByteBuffer[IN_FLIGHT];
+    private final ArrayDeque<CompletableFuture<Void>> sends = new ArrayDeque<>();
+    private int next;
+    private long bytes;
+
+    /** @param crashPoint hit before each chunk goes out. */
+    OutgoingFiles(final Transport transport, final int target, final int tag, final String crashPoint)
+    {
+        this.transport = transport;
+        this.target = target;
+        this.tag = tag;
+        this.crashPoint = crashPoint;
+    }
+
+    /** @return the bytes of files sent so far. */
+    long bytes()
+    {
+        return bytes;
+    }
+
+    /** Sends every byte of {@code file} (an empty file as one empty chunk) as chunks of generation {@code gen}. */
+    void send(final long gen, final Path file) throws IOException, InterruptedException
+    {
+        final String name = BuddyWire.checkName(file.getFileName().toString());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            final long size = channel.size();
+            long offset = 0;
+            do
+            {
+                CrashPoints.hit(crashPoint);
+                final ByteBuffer buffer = freeBuffer();
+                final int length = (int) Math.min(BuddyWire.CHUNK_BYTES, size - offset);
+                final ByteBuffer data = buffer.duplicate().clear().position(BuddyWire.FIELDS_BYTES)
+                    .limit(BuddyWire.FIELDS_BYTES + length).slice();
+                while (data.hasRemaining())
+                {
+                    if (channel.read(data, offset + data.position()) < 0)
+                    {
+                        throw new EOFException(file + " ended at byte " + (offset + data.position()) + " of " + size);
+                    }
+                }
+                data.flip();
+                BuddyWire.chunkFields(buffer, gen, name, size, offset, BuddyWire.crc(data));
+                buffer.put(data).flip();
+                sends.add(transport.send(target, Header.of(tag), buffer));
+                offset += length;
+                bytes += length;
+            }
+            while (offset < size);
+        }
+    }
+
+    /** Waits until every chunk sent may be reused. */
+    void drain() throws InterruptedException
+    {
+        while (!sends.isEmpty())
+        {
+            await(sends.poll());
+        }
+    }
+
+    private ByteBuffer freeBuffer() throws InterruptedException
+    {
+        if (sends.size() == IN_FLIGHT)
+        {
+            await(sends.poll());
+        }
+        final int i = next++ % IN_FLIGHT;
+        if (buffers[i] == null)
+        {
+            buffers[i] = BuddyWire.messageBuffer();
+        }
+        return buffers[i];
+    }
+
+    private static void await(final CompletableFuture<Void> send) throws InterruptedException
+    {
+        try
+        {
+            send.get();
+        }
+        catch (final ExecutionException | CompletionException e)
+        {
+            throw e.getCause() instanceof RuntimeException re ? re :
+                new IllegalStateException(e.getCause().toString(), e.getCause());
+        }
+    }
+}

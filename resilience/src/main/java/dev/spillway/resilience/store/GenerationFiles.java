@@ -1,0 +1,164 @@
+package dev.spillway.resilience.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * The files that make a generation of a {@link FileCheckpointStore} directory, for copying it elsewhere (a buddy
+ * rank's copy) and back. A copy holds the same file names, so a store opened on it restores it, verifying every
+ * checksum as usual.
+ */
+public final class GenerationFiles
+{
+    private GenerationFiles()
+    {
+    }
+
+    /**
+     * @return the names of every file generation {@code generation} of {@code dir} needs: the blocks files its manifest
+     *         refers to (inherited ones included), then the manifest, which a copy must make durable last.
+     * @throws IOException when the manifest is missing or does not verify.
+     */
+    public static List<String> names(final Path dir, final long generation) throws IOException
+    {
+        final Manifest manifest = read(dir, generation);
+        final Set<Long> blockFiles = new TreeSet<>();
+        manifest.entries().values().forEach(entry -> blockFiles.add(entry.fileGeneration()));
+        final List<String> names = new ArrayList<>();
+        blockFiles.forEach(g -> names.add(Generations.blocks(dir, g).getFileName().toString()));
+        names.add(Generations.manifest(dir, generation).getFileName().toString());
+        return names;
+    }
+
+    /**
+     * @return the newest generation of {@code dir} whose manifest verifies and records the cut at
+     *         {@code globalIndex}, or -1 when there is none.
+     */
+    public static long ofGlobalCut(final Path dir, final long globalIndex) throws IOException
+    {
+        if (!Files.isDirectory(dir))
+        {
+            return -1;
+        }
+        for (final long generation : Generations.scan(dir).manifests())
+        {
+            try
+            {
+                if (read(dir, generation).cut().globalIndex() == globalIndex)
+                {
+                    return generation;
+                }
+            }
+            catch (final IOException e)
+            {
+                // A torn or foreign manifest is not the cut asked for.
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Checks, without reading blocks, that {@code dir} holds the generation of the global cut at {@code globalIndex}
+     * whole: its manifest verifies and every blocks file it names is long enough for its blocks. Restoring it still
+     * verifies every block's checksum.
+     *
+     * @return null when it does, else why not.
+     */
+    public static String incomplete(final Path dir, final long globalIndex) throws IOException
+    {
+        if (!Files.isDirectory(dir))
+        {
+            return "the directory " + dir + " is missing";
+        }
+        final long generation = ofGlobalCut(dir, globalIndex);
+        if (generation < 0)
+        {
+            return dir + " has no verified manifest of the cut at global index " + globalIndex;
+        }
+        for (final ManifestEntry entry : read(dir, generation).entries().values())
+        {
+            final Path blocks = Generations.blocks(dir, entry.fileGeneration());
+            final long size;
+            try
+            {
+                size = Files.size(blocks);
+            }
+            catch (final NoSuchFileException e)
+            {
+                return "generation " + generation + " needs " + blocks.getFileName() + ", which is missing";
+            }
+            if (size < entry.offset() + entry.length())
+            {
+                return "generation " + generation + "'s block '" + entry.tag() + "' ends at byte " +
+                    (entry.offset() + entry.length()) + " of " + blocks.getFileName() + ", which has " + size;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Keeps the {@code generations} newest generations of {@code dir} whose manifests verify, with exactly the blocks
+     * files they refer to; deletes every other generation file and temporary.
+     *
+     * @param warn told of each file that could not be deleted.
+     */
+    public static void keepNewest(final Path dir, final int generations, final Consumer<String> warn)
+        throws IOException
+    {
+        final Set<Long> kept = new HashSet<>();
+        final Set<Long> referenced = new HashSet<>();
+        for (final long generation : Generations.scan(dir).manifests())
+        {
+            if (kept.size() == generations)
+            {
+                break;
+            }
+            try
+            {
+                read(dir, generation).entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
+                kept.add(generation);
+            }
+            catch (final IOException e)
+            {
+                warn.accept("dropping " + Generations.manifest(dir, generation) + ": " + e.getMessage());
+            }
+        }
+        Generations.collect(dir, kept, referenced, warn);
+        Generations.syncDirectory(dir);
+    }
+
+    /** Makes {@code dir}'s entries (creations, renames) durable where the file system allows it. */
+    public static void syncDirectory(final Path dir)
+    {
+        Generations.syncDirectory(dir);
+    }
+
+    private static Manifest read(final Path dir, final long generation) throws IOException
+    {
+        final Path file = Generations.manifest(dir, generation);
+        final byte[] bytes;
+        try
+        {
+            bytes = Files.readAllBytes(file);
+        }
+        catch (final NoSuchFileException e)
+        {
+            throw new ManifestCorruptedException("manifest " + file.getFileName() + " is missing");
+        }
+        final Manifest manifest = ManifestCodec.decode(file.getFileName().toString(), bytes, true);
+        if (manifest.generation() != generation)
+        {
+            throw new ManifestCorruptedException("manifest " + file.getFileName() + " records generation " +
+                manifest.generation());
+        }
+        return manifest;
+    }
+}

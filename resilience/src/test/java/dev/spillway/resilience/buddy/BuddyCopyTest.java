@@ -1,0 +1,323 @@
+package dev.spillway.resilience.buddy;
+
+import dev.spillway.checkpoint.Cut;
+import dev.spillway.checkpoint.GenerationWriter;
+import dev.spillway.checkpoint.RestorePoint;
+import dev.spillway.rdma.InProcessFabric;
+import dev.spillway.rdma.Transport;
+import dev.spillway.resilience.store.FileCheckpointStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link BuddyCheckpoints} between two ranks of an {@link InProcessFabric}: generations committed in a rank's store
+ * reach its buddy's copy, which keeps the two newest and restores them through a {@link FileCheckpointStore}; a rank
+ * whose directory is gone fetches the copy back; with both gone, "no surviving copy".
+ */
+class BuddyCopyTest
+{
+    private static final Duration LIMIT = Duration.ofMinutes(2);
+    private static final int BLOCK = 3 * 4096 + 17;
+
+    @TempDir
+    Path root;
+
+    @Test
+    void copiesReachTheBuddyAndComeBack() throws Exception
+    {
+        final Map<String, byte[]> blocks = new TreeMap<>();
+        for (int t = 0; t < 3; t++)
+        {
+            blocks.put("tile-" + t, bytes(t, BLOCK + t * 5000));
+        }
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, blocks, 0);
+                for (int g = 1; g < 3; g++)
+                {
+                    final Map<String, byte[]> changed = Map.of("tile-" + g, bytes(100 + g, BLOCK));
+                    blocks.putAll(changed);
+                    stores.commitAndCopy(buddies, changed, g);
+                }
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
+        assertEquals(List.of("blocks-0.dat", "blocks-1.dat", "blocks-2.dat", "gen-1.manifest", "gen-2.manifest"),
+            files(copy), "the copy keeps the two newest generations and the blocks they refer to");
+        assertBlocks(blocks, restore(copy, 300), "the copy restores the newest generation as the rank wrote it");
+
+        deleteTree(root.resolve("rank-1"));
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, 300);
+            assertNull(buddies.get(0).restoredFrom(), "rank 0 had its own copy");
+            assertTrue(buddies.get(1).restoredFrom().contains("fetched generation 2 from its buddy rank 0"),
+                buddies.get(1).restoredFrom());
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        assertBlocks(blocks, restore(root.resolve("rank-1"), 300), "the fetched copy restores as written");
+    }
+
+    @Test
+    void withTheCopyGoneTooThereIsNoSurvivingCopy() throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, Map.of("a", bytes(1, BLOCK)), 0);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        deleteTree(root.resolve("rank-1"));
+        deleteTree(root.resolve("rank-0").resolve("buddy-of-1"));
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<CompletableFuture<BuddyCheckpoints>> started = start(fabric, 100);
+            final ExecutionException e = assertThrows(ExecutionException.class,
+                () -> started.get(1).get(LIMIT.toSeconds(), TimeUnit.SECONDS));
+            assertInstanceOf(IOException.class, e.getCause());
+            assertTrue(e.getCause().getMessage().startsWith("no surviving copy of rank 1's checkpoint of the " +
+                "global cut at index 100: its own directory: the directory " + root.resolve("rank-1") +
+                " is missing; its buddy rank 0: its copy: the directory " +
+                root.resolve("rank-0").resolve("buddy-of-1") + " is missing"), e.getCause().getMessage());
+            started.get(0).get(LIMIT.toSeconds(), TimeUnit.SECONDS).close();
+        }
+    }
+
+    @Test
+    void aGenerationTheBuddyCannotCompleteIsSentWholeAgain() throws Exception
+    {
+        final Map<String, byte[]> blocks = new TreeMap<>(Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK)));
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, blocks, 0);
+                // The buddy loses the blocks file generation 1 inherits; the rank believes it is there.
+                Files.delete(root.resolve("rank-0").resolve("buddy-of-1").resolve("blocks-0.dat"));
+                blocks.put("a", bytes(3, BLOCK));
+                stores.commitAndCopy(buddies, Map.of("a", blocks.get("a")), 1);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        assertBlocks(blocks, restore(root.resolve("rank-0").resolve("buddy-of-1"), 200), "the copy sent again");
+    }
+
+    @Test
+    void incomingFilesRefuseBadChunksAndForeignNames() throws Exception
+    {
+        final IncomingFiles files = new IncomingFiles(root);
+        final ByteBuffer data = ByteBuffer.wrap(bytes(7, 100));
+        final ByteBuffer chunk = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES + 100);
+        BuddyWire.chunkFields(chunk, 4, "blocks-4.dat", 100, 0, BuddyWire.crc(data) ^ 1);
+        chunk.put(data.duplicate()).flip().get();
+        assertTrue(assertThrows(IOException.class, () -> files.chunk(chunk)).getMessage()
+            .contains("failed its CRC32C check"));
+
+        final ByteBuffer half = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES + 100);
+        final ByteBuffer first = data.duplicate().limit(50);
+        BuddyWire.chunkFields(half, 4, "blocks-4.dat", 100, 0, BuddyWire.crc(first));
+        half.put(first).flip().get();
+        files.chunk(half);
+        assertTrue(assertThrows(IOException.class, () -> files.finish(4, List.of("blocks-4.dat", "gen-4.manifest")))
+            .getMessage().contains("blocks-4.dat is incomplete: 50 of 100 bytes arrived"));
+        assertEquals(List.of(), files(root), "nothing of the failed generation stays");
+
+        final ByteBuffer foreign = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES);
+        BuddyWire.chunkFields(foreign, 4, "../../etc/passwd", 1, 0, 0);
+        foreign.flip().get();
+        assertThrows(IllegalArgumentException.class, () -> files.chunk(foreign));
+    }
+
+    /** Starts {@link BuddyCheckpoints} on every rank at once, as the collective it is. */
+    private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored)
+    {
+        final List<CompletableFuture<BuddyCheckpoints>> started = new ArrayList<>();
+        for (int r = 0; r < fabric.size(); r++)
+        {
+            final Transport transport = fabric.transport(r);
+            started.add(CompletableFuture.supplyAsync(() ->
+            {
+                try
+                {
+                    return BuddyCheckpoints.start(transport, root, restored, line -> { });
+                }
+                catch (final IOException e)
+                {
+                    throw new CompletionException(e);
+                }
+            }));
+        }
+        return started;
+    }
+
+    private List<BuddyCheckpoints> startAll(final InProcessFabric fabric, final long restored) throws Exception
+    {
+        final List<BuddyCheckpoints> all = new ArrayList<>();
+        for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, restored))
+        {
+            all.add(f.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
+        }
+        return all;
+    }
+
+    /** Each rank's own store, committing the same generations. */
+    private final class Stores implements AutoCloseable
+    {
+        private final List<FileCheckpointStore> stores = new ArrayList<>();
+
+        Stores() throws IOException
+        {
+            for (int r = 0; r < 2; r++)
+            {
+                final FileCheckpointStore store = FileCheckpointStore.open(root.resolve("rank-" + r));
+                assertNull(store.restore(line -> { }));
+                stores.add(store);
+            }
+        }
+
+        /** Commits {@code blocks} (the others inherited) on every rank and waits until each copy is durable at the buddy. */
+        void commitAndCopy(final List<BuddyCheckpoints> buddies, final Map<String, byte[]> blocks, final long version)
+            throws Exception
+        {
+            for (int r = 0; r < stores.size(); r++)
+            {
+                copy(buddies.get(r), commit(stores.get(r), blocks, version));
+            }
+        }
+
+        @Override
+        public void close() throws IOException
+        {
+            for (final FileCheckpointStore store : stores)
+            {
+                store.close();
+            }
+        }
+    }
+
+    private static Cut commit(final FileCheckpointStore store, final Map<String, byte[]> blocks, final long version)
+        throws IOException
+    {
+        final long generation = store.nextGeneration();
+        final Cut cut = new Cut(generation, 10 * (generation + 1), 100 * (generation + 1), store.incarnation(), 42);
+        final GenerationWriter writer = store.begin(cut);
+        for (final Map.Entry<String, byte[]> block : blocks.entrySet())
+        {
+            writer.save(block.getKey(), aligned(block.getValue()), version);
+        }
+        writer.commit();
+        return cut;
+    }
+
+    private static void copy(final BuddyCheckpoints buddies, final Cut cut) throws InterruptedException
+    {
+        final CountDownLatch durable = new CountDownLatch(1);
+        final AtomicReference<String> failure = new AtomicReference<>();
+        buddies.copy(cut, durable::countDown, why ->
+        {
+            failure.set(why);
+            durable.countDown();
+        });
+        assertTrue(durable.await(LIMIT.toSeconds(), TimeUnit.SECONDS), "generation " + cut.generation() +
+            " never became durable at the buddy; the copy was " + buddies.state());
+        assertNull(failure.get(), "copying generation " + cut.generation() + " failed");
+    }
+
+    private static Map<String, byte[]> restore(final Path dir, final long globalIndex) throws IOException
+    {
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).globalCut(globalIndex).open())
+        {
+            final RestorePoint point = store.restore(line -> { });
+            assertNotNull(point, "nothing to restore in " + dir);
+            assertEquals(globalIndex, point.cut().globalIndex());
+            final Map<String, byte[]> out = new TreeMap<>();
+            for (final String tag : point.blocks().keySet())
+            {
+                final ByteBuffer dst = ByteBuffer.allocateDirect(point.blocks().get(tag).length());
+                final int read = point.read(tag, dst);
+                final byte[] bytes = new byte[read];
+                dst.get(0, bytes);
+                out.put(tag, bytes);
+            }
+            return out;
+        }
+    }
+
+    private static void assertBlocks(final Map<String, byte[]> expected, final Map<String, byte[]> actual,
+        final String what)
+    {
+        assertEquals(expected.keySet(), actual.keySet(), what);
+        expected.forEach((tag, bytes) -> assertArrayEquals(bytes, actual.get(tag), what + ": block " + tag));
+    }
+
+    private static ByteBuffer aligned(final byte[] bytes)
+    {
+        final int capacity = (bytes.length + 4095) & -4096;
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(capacity + 4096).alignedSlice(4096);
+        buffer.put(bytes).flip();
+        return buffer;
+    }
+
+    private static byte[] bytes(final long seed, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    private static List<String> files(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.list(dir))
+        {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private static void deleteTree(final Path dir) throws IOException
+    {
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            for (final Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator)
+            {
+                Files.delete(p);
+            }
+        }
+        assertFalse(Files.exists(dir));
+    }
+}
