@@ -14,6 +14,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -135,7 +136,7 @@ class RunCommandTest
             {"ram", "--buddy 'ram' is not a mode: use none or staged"}})
         {
             err.getBuffer().setLength(0);
-            final String[] args = java.util.Arrays.copyOf(base, base.length + 2);
+            final String[] args = Arrays.copyOf(base, base.length + 2);
             args[base.length] = "--buddy";
             args[base.length + 1] = refused[0];
             assertEquals(2, run(args), err::toString);

@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * cannot read what a real node loss destroys), comes back from its buddy's copy with a bit-identical result. The
  * buddy killed alone restores the same way; a rank and its buddy lost together end in "no surviving copy", never in a
  * wrong result; a flipped bit in the buddy's copy is caught by the checksums, and reaches the result with them off.
+ * The buddy's own directory is deleted with it when it is the victim, so that it restores from its partner.
  */
 @Tag("process")
 class BuddyNodeLossTest
@@ -114,7 +115,11 @@ class BuddyNodeLossTest
         final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--crash-at", STREAMING), Set.of(1), true,
             null);
         assertNotEquals(0, run.exit, "the corrupt copy was restored:\n" + run.child.output());
-        assertTrue(run.child.stderr().contains("checksum"), "the restore must name the failed checksum:\n" +
+        final String err = run.child.stderr();
+        assertTrue(err.contains("[rank 1] checkpoint: rank 1's own directory lacks the global cut") &&
+            err.contains("fetched generation"), "rank 1 fetches the (flipped) copy:\n" + run.child.output());
+        assertTrue(err.contains("no verified generation of the job's global checkpoint") &&
+            err.contains("failed its checksum"), "rank 1's restore must reject the fetched copy, naming the checksum:\n" +
             run.child.output());
         assertFalse(Files.exists(run.jsonFile), "a job whose copy was corrupt wrote a result:\n" +
             run.child.output());

@@ -20,6 +20,9 @@ public interface CommitCopy extends AutoCloseable
      */
     void copy(Cut cut, Runnable durable, Consumer<String> failed);
 
+    /** @return what the copy is doing, for wait reports. */
+    String state();
+
     /** @return seconds this rank spent bringing its copy back before its store opened; 0 when it did not. */
     default double fetchSeconds()
     {

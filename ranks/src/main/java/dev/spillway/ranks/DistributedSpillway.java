@@ -51,7 +51,8 @@ public final class DistributedSpillway implements TaskRuntime
     public static final int ROOT = 0;
     /**
      * Tags below {@code FIRST_DATA_TAG - 16} are free for the caller's own messages; the 16 below it carry this
-     * runtime's barriers and checkpoint agreement, data transfers use the ones above.
+     * runtime's barriers and checkpoint agreement (the last four: the buddy copies of {@code resilience.buddy}; none
+     * is left), data transfers use the ones above.
      */
     public static final int FIRST_DATA_TAG = 1 << 20;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;

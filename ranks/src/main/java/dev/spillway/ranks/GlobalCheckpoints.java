@@ -35,7 +35,8 @@ import static java.lang.System.Logger.Level.WARNING;
  *       how many tasks it has submitted; each holds its further submissions until rank 0 answers with the largest
  *       count, and all cut there (one round of messages, seed 003 §4.2.2's max-reduction).</li>
  * </ul>
- * Each rank commits its generation of a cut in its own checkpoint directory and tells rank 0; once every rank has,
+ * Each rank commits its generation of a cut in its own checkpoint directory and tells rank 0 (with a
+ * {@link CommitCopy}, once the copy is durable too); once every rank has,
  * rank 0 records the global commit ({@code global-commit} beside the ranks' directories) and tells the ranks. A rank
  * begins a cut only once its previous cut is globally committed, so its store, which keeps two generations, always
  * holds the job's newest global checkpoint. A relaunched job agrees on that record before any rank restores
@@ -392,6 +393,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     {
         return "rank 0 to record the global commit of the cut at index " + lastLocalCommitted + ", which this rank " +
             "committed (the newest global commit it knows of is the cut at " + globallyCommitted + ")" +
+            (copy == null ? "" : "; its copy: " + copy.state()) +
             (commits == null ? "" : "; rank 0's record: " + recordWait);
     }
 
@@ -479,8 +481,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     {
         if (transport.rank() == DistributedSpillway.ROOT)
         {
-            // A generation may commit while the runtime closes, after the executor was shut down. The IO thread
-            // never takes stopLock, which the executor holds while it syncs the record.
+            // A generation may commit while the runtime closes, after the executor was shut down. Neither the IO
+            // thread nor a copy's thread takes stopLock, which the executor holds while it syncs the record.
             try
             {
                 final long index = cut.globalIndex();

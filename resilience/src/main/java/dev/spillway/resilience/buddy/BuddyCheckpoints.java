@@ -8,7 +8,6 @@ import dev.spillway.ranks.CommitCopy;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -19,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -40,20 +40,18 @@ public final class BuddyCheckpoints implements CommitCopy
 {
     private static final String COPY_PREFIX = "buddy-of-";
 
-    private final BuddyPlacement placement;
     private final BuddyShipper shipper;
     private final BuddyKeeper keeper;
     private final String restoredFrom;
     private final double fetchSeconds;
 
-    private BuddyCheckpoints(final BuddyPlacement placement, final BuddyShipper shipper, final BuddyKeeper keeper,
-        final String restoredFrom, final double fetchSeconds)
+    private BuddyCheckpoints(final BuddyShipper shipper, final BuddyKeeper keeper, final String restoredFrom,
+        final double fetchSeconds)
     {
-        this.fetchSeconds = fetchSeconds;
-        this.placement = placement;
         this.shipper = shipper;
         this.keeper = keeper;
         this.restoredFrom = restoredFrom;
+        this.fetchSeconds = fetchSeconds;
     }
 
     /**
@@ -100,24 +98,53 @@ public final class BuddyCheckpoints implements CommitCopy
         final Path copy = own.resolve(COPY_PREFIX + partner);
         if (restored == Cut.LOCAL)
         {
-            deleteCopies(own);
+            deleteCopies(own, log);
         }
-        Thread server = null;
-        if (problems.get(partner) != null)
+        else
         {
-            server = serve(transport, partner, copy, restored);
+            GenerationFiles.dropAfter(copy, restored, w -> log.accept("checkpoint: " + w));
         }
+        final Thread server = problems.get(partner) == null ? null : serve(transport, partner, copy, restored);
+        // Kept from the start: the partner may commit and send its next generation while this rank still fetches.
+        final BuddyKeeper keeper = BuddyKeeper.start(transport, partner, copy);
+        final BuddyShipper shipper = new BuddyShipper(transport, buddy, own, log);
         String restoredFrom = null;
         final long fetchStart = System.nanoTime();
-        if (problem != null)
+        try
         {
-            restoredFrom = fetch(transport, buddy, own, restored, problem);
-            log.accept("checkpoint: " + restoredFrom);
+            if (problem != null)
+            {
+                restoredFrom = fetch(transport, buddy, own, restored, problem);
+                log.accept("checkpoint: " + restoredFrom);
+            }
         }
-        join(server);
-        return new BuddyCheckpoints(placement, new BuddyShipper(transport, buddy, own, log),
-            BuddyKeeper.start(transport, partner, copy), restoredFrom,
-            problem == null ? 0 : (System.nanoTime() - fetchStart) / 1e9);
+        catch (final IOException | RuntimeException e)
+        {
+            shipper.close();
+            keeper.close();
+            throw e;
+        }
+        finally
+        {
+            join(server);
+        }
+        final double fetchSeconds = problem == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
+        if (restored != Cut.LOCAL && problems.get(buddy) != null)
+        {
+            protectAgain(shipper, own, restored, buddy, log);
+        }
+        return new BuddyCheckpoints(shipper, keeper, restoredFrom, fetchSeconds);
+    }
+
+    /** Sends the buddy, which lost its copy with its disk, this rank's generation of the cut resumed from. */
+    private static void protectAgain(final BuddyShipper shipper, final Path own, final long restored, final int buddy,
+        final Consumer<String> log) throws IOException
+    {
+        final long gen = GenerationFiles.ofGlobalCut(own, restored);
+        shipper.copy(gen, restored, () -> log.accept("checkpoint: buddy rank " + buddy + " lost its copy of this " +
+            "rank's checkpoint; generation " + gen + " (global cut " + restored + ") is durable there again"),
+            why -> log.accept("checkpoint: WARNING: buddy rank " + buddy + " lost its copy of this rank's " +
+                "checkpoint, and sending it again failed (" + why + "); the next global checkpoint protects it"));
     }
 
     /** Copies the generation of {@code cut}, committed in this rank's directory, to its buddy. */
@@ -125,12 +152,6 @@ public final class BuddyCheckpoints implements CommitCopy
     public void copy(final Cut cut, final Runnable durable, final Consumer<String> failed)
     {
         shipper.copy(cut, durable, failed);
-    }
-
-    /** @return the placement of the buddies. */
-    public BuddyPlacement placement()
-    {
-        return placement;
     }
 
     /** @return how this rank's checkpoint came back from its buddy, or null when its own directory had it. */
@@ -145,7 +166,7 @@ public final class BuddyCheckpoints implements CommitCopy
         return fetchSeconds;
     }
 
-    /** @return what the copy to the buddy is doing, for wait reports. */
+    @Override
     public String state()
     {
         return shipper.state();
@@ -161,7 +182,7 @@ public final class BuddyCheckpoints implements CommitCopy
 
     private static String describe(final BuddyPlacement placement)
     {
-        final StringBuilder text = new StringBuilder(placement.kind().name().toLowerCase(java.util.Locale.ROOT));
+        final StringBuilder text = new StringBuilder(placement.kind().name().toLowerCase(Locale.ROOT));
         text.append(':');
         for (int r = 0; r < placement.ranks(); r++)
         {
@@ -209,43 +230,54 @@ public final class BuddyCheckpoints implements CommitCopy
         }
     }
 
-    /** Sends {@code partner} its copy of the global cut at {@code restored} from {@code copy}, on a thread. */
+    /**
+     * Sends {@code partner} its copy of the global cut at {@code restored} from {@code copy}, on a thread; whatever
+     * happens, the partner hears either the copy's end or why there is none.
+     */
     private static Thread serve(final Transport transport, final int partner, final Path copy, final long restored)
     {
         final Thread thread = new Thread(() ->
         {
+            String none = "sending its copy stopped";
             try
             {
                 final String missing = GenerationFiles.incomplete(copy, restored);
                 if (missing != null)
                 {
-                    BuddyWire.send(transport, partner, BuddyWire.FETCH_TAG, BuddyWire.none("its copy: " + missing));
+                    none = "its copy: " + missing;
                     return;
                 }
                 final long gen = GenerationFiles.ofGlobalCut(copy, restored);
                 final List<String> names = GenerationFiles.names(copy, gen);
-                final OutgoingFiles out = new OutgoingFiles(transport, partner, BuddyWire.FETCH_TAG, "");
+                final OutgoingFiles out = new OutgoingFiles(transport, partner, BuddyWire.FETCH_TAG, null);
                 for (final String name : names)
                 {
                     out.send(gen, copy.resolve(name));
                 }
                 out.drain();
                 BuddyWire.send(transport, partner, BuddyWire.FETCH_TAG, BuddyWire.end(gen, names));
+                none = null;
             }
             catch (final InterruptedException e)
             {
                 Thread.currentThread().interrupt();
             }
-            catch (final Exception e)
+            catch (final Throwable e)
             {
-                try
+                none = "sending its copy failed: " + e;
+            }
+            finally
+            {
+                if (none != null)
                 {
-                    BuddyWire.send(transport, partner, BuddyWire.FETCH_TAG, BuddyWire.none("sending its copy " +
-                        "failed: " + e.getMessage()));
-                }
-                catch (final Exception again)
-                {
-                    // The partner is gone: nobody waits for the copy.
+                    try
+                    {
+                        BuddyWire.send(transport, partner, BuddyWire.FETCH_TAG, BuddyWire.none(none));
+                    }
+                    catch (final Exception again)
+                    {
+                        // The partner is gone: nobody waits for the copy.
+                    }
                 }
             }
         }, "spillway-rank-" + transport.rank() + "-buddy-serve");
@@ -260,10 +292,12 @@ public final class BuddyCheckpoints implements CommitCopy
     {
         final String lost = "no surviving copy of rank " + transport.rank() + "'s checkpoint of the global cut at " +
             "index " + restored + ": its own directory: " + problem + "; its buddy rank " + buddy + ": ";
+        final String fallback = "; the job cannot resume from this checkpoint: remove " + own.getParent() +
+            " to run it again from the beginning";
         final long start = System.nanoTime();
         final IncomingFiles files = new IncomingFiles(own);
         final ByteBuffer message = BuddyWire.messageBuffer();
-        long bytes = 0;
+        String why;
         try
         {
             while (true)
@@ -272,37 +306,41 @@ public final class BuddyCheckpoints implements CommitCopy
                 final byte kind = message.get();
                 if (kind == BuddyWire.NONE)
                 {
-                    throw new IOException(lost + BuddyWire.rest(message) + "; the job cannot resume from this " +
-                        "checkpoint: remove " + own.getParent() + " to run it again from the beginning");
+                    why = BuddyWire.rest(message);
+                    break;
                 }
                 if (kind == BuddyWire.CHUNK)
                 {
                     CrashPoints.hit(CrashPoints.BUDDY_FETCH);
                     files.chunk(message);
-                    bytes = files.bytes();
                     continue;
                 }
+                final long bytes = files.bytes();
                 final long gen = message.getLong();
                 files.finish(gen, BuddyWire.names(message));
-                return String.format("rank %d's own directory lacks the global cut at index %d (%s); fetched " +
-                    "generation %d from its buddy rank %d: %d bytes in %.3f s", transport.rank(), restored, problem,
-                    gen, buddy, bytes, (System.nanoTime() - start) / 1e9);
+                return String.format(Locale.ROOT, "rank %d's own directory lacks the global cut at index %d (%s); " +
+                    "fetched generation %d from its buddy rank %d: %d bytes in %.3f s", transport.rank(), restored,
+                    problem, gen, buddy, bytes, (System.nanoTime() - start) / 1e9);
             }
         }
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
-            throw new IOException(lost + "interrupted while fetching", e);
+            why = "interrupted while fetching";
         }
         catch (final RuntimeException | IOException e)
         {
-            files.discard();
-            if (e.getMessage() != null && e.getMessage().startsWith(lost))
-            {
-                throw e;
-            }
-            throw new IOException(lost + "fetching failed: " + e.getMessage(), e);
+            why = "fetching failed: " + e.getMessage();
         }
+        try
+        {
+            files.discard();
+        }
+        catch (final IOException e)
+        {
+            why += " (and its partial files could not be removed: " + e.getMessage() + ")";
+        }
+        throw new IOException(lost + why + fallback);
     }
 
     private static void join(final Thread thread)
@@ -322,7 +360,7 @@ public final class BuddyCheckpoints implements CommitCopy
     }
 
     /** Deletes this rank's copies of other ranks: a job that starts from the beginning needs none of them. */
-    private static void deleteCopies(final Path own) throws IOException
+    private static void deleteCopies(final Path own, final Consumer<String> log) throws IOException
     {
         try (DirectoryStream<Path> copies = Files.newDirectoryStream(own, COPY_PREFIX + "*"))
         {
@@ -330,18 +368,13 @@ public final class BuddyCheckpoints implements CommitCopy
             {
                 try (Stream<Path> files = Files.walk(copy))
                 {
-                    files.sorted(Comparator.reverseOrder()).forEach(f ->
+                    for (final Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator)
                     {
-                        try
-                        {
-                            Files.delete(f);
-                        }
-                        catch (final IOException e)
-                        {
-                            throw new UncheckedIOException(e);
-                        }
-                    });
+                        Files.delete(f);
+                    }
                 }
+                log.accept("checkpoint: the job starts from the beginning, so " + copy + " (an earlier run's copy) " +
+                    "was removed");
             }
         }
     }

@@ -4,11 +4,15 @@ import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.TransportTimeoutException;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.WARNING;
@@ -16,14 +20,18 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * Keeps a partner rank's copy: on a thread of its own, writes the chunks its partner streams into
  * {@code DIR/rank-B/buddy-of-R/}, and at each generation's end forces and renames the files, keeps the two newest
- * generations (the job's newest global checkpoint among them) and answers that the copy is durable. Chunks of a
- * generation that never ended (the partner died sending it) are dropped when the next one starts. Messages of a
- * lost incarnation of the partner are fenced by the transport.
+ * generations and answers whether the copy is durable. The partner's newest global checkpoint is among them: a rank
+ * begins its next cut only once its previous one is globally committed, and a restart first drops copies newer than
+ * the cut it resumes from ({@link GenerationFiles#dropAfter}). Chunks of a generation that never ended (the partner
+ * died sending it) are dropped when the next one starts; messages of a lost incarnation are fenced by the transport.
+ * {@link #POSTED} receives stand at once, so a chunk can land while the one before is written.
  */
 final class BuddyKeeper implements AutoCloseable
 {
     /** Generations kept: the newest and the one before, as in the partner's own directory. */
     static final int KEPT = 2;
+    /** Receives posted ahead, each with its own buffer. */
+    static final int POSTED = 4;
     private static final System.Logger LOG = System.getLogger(BuddyKeeper.class.getName());
 
     private final Transport transport;
@@ -51,28 +59,42 @@ final class BuddyKeeper implements AutoCloseable
         return keeper;
     }
 
+    private record Posted(ByteBuffer buffer, CompletableFuture<Message> message)
+    {
+    }
+
     private void run()
     {
         final IncomingFiles files = new IncomingFiles(copy);
-        final ByteBuffer message = BuddyWire.messageBuffer();
+        // Receives match in the order they were posted, so the queue's head always gets the next message.
+        final ArrayDeque<Posted> posted = new ArrayDeque<>();
         try
         {
-            while (true)
+            for (int i = 0; i < POSTED; i++)
             {
-                final Message m = BuddyWire.receive(transport, partner, BuddyWire.STREAM_TAG, message, () -> closed);
-                if (m == null)
+                posted.add(post(BuddyWire.messageBuffer()));
+            }
+            while (!closed)
+            {
+                final Posted head = posted.poll();
+                final Message m;
+                try
                 {
-                    return;
+                    m = head.message().get();
                 }
-                final byte kind = message.get();
-                if (kind == BuddyWire.CHUNK)
+                catch (final ExecutionException e)
                 {
-                    take(files, message);
+                    if (e.getCause() instanceof TransportTimeoutException)
+                    {
+                        posted.add(post(head.buffer()));
+                        continue;
+                    }
+                    throw e.getCause() instanceof RuntimeException re ? re :
+                        new IllegalStateException(String.valueOf(e.getCause()), e.getCause());
                 }
-                else if (kind == BuddyWire.END)
-                {
-                    end(files, message);
-                }
+                final ByteBuffer message = head.buffer().limit(m.length()).position(0);
+                handle(files, message);
+                posted.add(post(head.buffer()));
             }
         }
         catch (final InterruptedException e)
@@ -82,8 +104,8 @@ final class BuddyKeeper implements AutoCloseable
         catch (final RuntimeException e)
         {
             // The partner was lost, or this rank closed: the job's loss handling takes over.
-            LOG.log(closed || e instanceof PeerFailedException ? DEBUG : WARNING, "spillway: rank " + transport.rank() + " stops keeping rank " +
-                partner + "'s checkpoint copy: " + e.getMessage());
+            LOG.log(closed || e instanceof PeerFailedException ? DEBUG : WARNING, "spillway: rank " +
+                transport.rank() + " stops keeping rank " + partner + "'s checkpoint copy: " + e.getMessage());
         }
         finally
         {
@@ -98,9 +120,21 @@ final class BuddyKeeper implements AutoCloseable
         }
     }
 
-    private void take(final IncomingFiles files, final ByteBuffer message)
+    private Posted post(final ByteBuffer buffer)
     {
-        if (!error.isEmpty())
+        return new Posted(buffer, transport.receive(partner, BuddyWire.STREAM_TAG, buffer.clear()));
+    }
+
+    /** Takes one message; a failure to keep the copy is answered at the generation's end, never thrown. */
+    private void handle(final IncomingFiles files, final ByteBuffer message) throws InterruptedException
+    {
+        final byte kind = message.get();
+        if (kind == BuddyWire.END)
+        {
+            end(files, message);
+            return;
+        }
+        if (kind != BuddyWire.CHUNK || !error.isEmpty())
         {
             return;
         }
@@ -110,17 +144,18 @@ final class BuddyKeeper implements AutoCloseable
         }
         catch (final Exception e)
         {
-            error = e.getMessage();
+            error = "chunk refused: " + e;
         }
     }
 
     private void end(final IncomingFiles files, final ByteBuffer message) throws InterruptedException
     {
-        final long gen = message.getLong();
+        long gen = -1;
         String result = error;
         error = "";
         try
         {
+            gen = message.getLong();
             final List<String> names = BuddyWire.names(message);
             CrashPoints.hit(CrashPoints.BUDDY_KEEP);
             if (result.isEmpty())
@@ -136,7 +171,7 @@ final class BuddyKeeper implements AutoCloseable
         }
         catch (final Exception e)
         {
-            result = String.valueOf(e.getMessage());
+            result = e.toString();
         }
         BuddyWire.send(transport, partner, BuddyWire.DURABLE_TAG, BuddyWire.durable(gen, result));
     }

@@ -33,6 +33,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
     private final int buddy;
     private final Path dir;
     private final ExecutorService thread;
+    private final OutgoingFiles out;
     private final Set<String> sent = new HashSet<>();
     private final ByteBuffer answer = ByteBuffer.allocateDirect(BuddyWire.FIELDS_BYTES + 8);
     private final Consumer<String> log;
@@ -54,6 +55,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
         this.buddy = buddy;
         this.dir = dir;
         this.log = log;
+        this.out = new OutgoingFiles(transport, buddy, BuddyWire.STREAM_TAG, CrashPoints.BUDDY_STREAM);
         this.thread = Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-buddy-copy");
@@ -65,25 +67,30 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
     @Override
     public void copy(final Cut cut, final Runnable durable, final Consumer<String> failed)
     {
+        copy(cut.generation(), cut.globalIndex(), durable, failed);
+    }
+
+    /** Copies generation {@code gen} of the global cut at {@code globalIndex}, on the copy thread. */
+    void copy(final long gen, final long globalIndex, final Runnable durable, final Consumer<String> failed)
+    {
         try
         {
-            thread.execute(() -> ship(cut, durable, failed));
+            thread.execute(() -> ship(gen, globalIndex, durable, failed));
         }
         catch (final RejectedExecutionException e)
         {
-            LOG.log(DEBUG, "spillway: generation " + cut.generation() + " committed after the buddy copy closed");
+            LOG.log(DEBUG, "spillway: generation " + gen + " committed after the buddy copy closed");
         }
     }
 
-    /** @return what the copy is doing, for wait reports. */
-    String state()
+    @Override
+    public String state()
     {
         return state;
     }
 
-    private void ship(final Cut cut, final Runnable durable, final Consumer<String> failed)
+    private void ship(final long gen, final long globalIndex, final Runnable durable, final Consumer<String> failed)
     {
-        final long gen = cut.generation();
         final long start = System.nanoTime();
         try
         {
@@ -106,7 +113,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
             }
             state = "idle";
             final String line = String.format("checkpoint: generation %d (global cut %d) is durable at buddy rank %d " +
-                "%.3f s after its local commit (%s sent in %.3f s)", gen, cut.globalIndex(), buddy,
+                "%.3f s after its local commit (%s sent in %.3f s)", gen, globalIndex, buddy,
                 (System.nanoTime() - start) / 1e9, ByteUnits.format(sentBytes), sendNanos / 1e9);
             if (copied++ == 0)
             {
@@ -136,7 +143,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
     {
         final long started = System.nanoTime();
         final List<String> names = GenerationFiles.names(dir, gen);
-        final OutgoingFiles out = new OutgoingFiles(transport, buddy, BuddyWire.STREAM_TAG, CrashPoints.BUDDY_STREAM);
+        final long before = out.bytes();
         for (final String name : names)
         {
             if (!sent.contains(name) || name.endsWith(".manifest"))
@@ -146,7 +153,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
             }
         }
         out.drain();
-        sentBytes = out.bytes();
+        sentBytes = out.bytes() - before;
         sendNanos = System.nanoTime() - started;
         CrashPoints.hit(CrashPoints.BUDDY_BEFORE_END);
         BuddyWire.send(transport, buddy, BuddyWire.STREAM_TAG, BuddyWire.end(gen, names));
@@ -157,7 +164,8 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
             {
                 return "closed";
             }
-            if (answer.getLong() == gen)
+            final long answered = answer.getLong();
+            if (answered == gen || answered == -1)
             {
                 break;
             }
@@ -165,6 +173,8 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
         final String error = BuddyWire.rest(answer);
         if (error.isEmpty())
         {
+            // Files no longer named are collected at both ends: only the generation's own are worth remembering.
+            sent.clear();
             sent.addAll(names);
         }
         return error;

@@ -38,7 +38,7 @@ final class BuddyWire
     static final byte NONE = 3;
     /** Bytes of a file per chunk. */
     static final int CHUNK_BYTES = 1 << 20;
-    /** Room for a chunk's fields before its bytes, and for an end's names. */
+    /** Room for a chunk's fields before its bytes, and for the other messages' texts. */
     static final int FIELDS_BYTES = 64 * 1024;
     /** The only names a copy may hold: a peer cannot write elsewhere. */
     private static final Pattern NAME = Pattern.compile("gen-\\d{1,18}\\.manifest|blocks-\\d{1,18}\\.dat");
@@ -63,6 +63,12 @@ final class BuddyWire
         return name;
     }
 
+    /** @return the bytes {@link #chunkFields} writes for a file named {@code name}. */
+    static int chunkFieldsBytes(final String name)
+    {
+        return 1 + 8 + 2 + name.getBytes(StandardCharsets.UTF_8).length + 8 + 8 + 4;
+    }
+
     /** Writes a chunk's fields into {@code buffer} (cleared) and leaves it positioned for the chunk's bytes. */
     static void chunkFields(final ByteBuffer buffer, final long generation, final String name, final long fileSize,
         final long offset, final int crc)
@@ -75,7 +81,12 @@ final class BuddyWire
 
     static ByteBuffer end(final long generation, final List<String> names)
     {
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(FIELDS_BYTES);
+        int bytes = 1 + 8 + 4;
+        for (final String name : names)
+        {
+            bytes += 2 + name.getBytes(StandardCharsets.UTF_8).length;
+        }
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(bytes);
         buffer.put(END).putLong(generation).putInt(names.size());
         names.forEach(name -> putString(buffer, name));
         return buffer.flip();

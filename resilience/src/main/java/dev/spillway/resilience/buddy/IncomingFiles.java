@@ -30,12 +30,6 @@ final class IncomingFiles
         this.dir = dir;
     }
 
-    /** @return the generation whose files are arriving, or -1. */
-    long generation()
-    {
-        return generation;
-    }
-
     /** @return bytes written since the last {@link #finish}. */
     long bytes()
     {
@@ -45,7 +39,8 @@ final class IncomingFiles
     /**
      * Writes the chunk in {@code message} (positioned after its kind byte).
      *
-     * @throws IOException when it cannot be written, or its checksum or bounds are wrong (the generation then fails).
+     * @throws IOException when it cannot be written, its checksum is wrong, or it does not follow the file's bytes
+     *                     received so far (the generation then fails).
      */
     void chunk(final ByteBuffer message) throws IOException
     {
@@ -63,11 +58,14 @@ final class IncomingFiles
         {
             throw new IOException("chunk at byte " + offset + " of " + name + " failed its CRC32C check");
         }
-        if (offset < 0 || offset + message.remaining() > size)
-        {
-            throw new IOException("chunk at byte " + offset + " of " + name + " lies outside its " + size + " bytes");
-        }
         Partial partial = partials.get(name);
+        final long expected = partial == null ? 0 : partial.received;
+        if (offset != expected || offset + message.remaining() > size || partial != null && partial.size != size)
+        {
+            throw new IOException("chunk of " + message.remaining() + " bytes at byte " + offset + " of " + name +
+                " (" + size + " bytes) does not follow the " + expected + " bytes received" +
+                (partial == null ? "" : " of " + partial.size));
+        }
         if (partial == null)
         {
             Files.createDirectories(dir);

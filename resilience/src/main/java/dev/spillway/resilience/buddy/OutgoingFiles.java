@@ -32,7 +32,7 @@ final class OutgoingFiles
     private int next;
     private long bytes;
 
-    /** @param crashPoint hit before each chunk goes out. */
+    /** @param crashPoint hit before each chunk goes out, or null. */
     OutgoingFiles(final Transport transport, final int target, final int tag, final String crashPoint)
     {
         this.transport = transport;
@@ -57,11 +57,15 @@ final class OutgoingFiles
             long offset = 0;
             do
             {
-                CrashPoints.hit(crashPoint);
+                if (crashPoint != null)
+                {
+                    CrashPoints.hit(crashPoint);
+                }
                 final ByteBuffer buffer = freeBuffer();
                 final int length = (int) Math.min(BuddyWire.CHUNK_BYTES, size - offset);
-                final ByteBuffer data = buffer.duplicate().clear().position(BuddyWire.FIELDS_BYTES)
-                    .limit(BuddyWire.FIELDS_BYTES + length).slice();
+                final int fields = BuddyWire.chunkFieldsBytes(name);
+                // The file's bytes go straight after the fields, which are written once their CRC is known.
+                final ByteBuffer data = buffer.duplicate().clear().position(fields).limit(fields + length).slice();
                 while (data.hasRemaining())
                 {
                     if (channel.read(data, offset + data.position()) < 0)
@@ -69,9 +73,8 @@ final class OutgoingFiles
                         throw new EOFException(file + " ended at byte " + (offset + data.position()) + " of " + size);
                     }
                 }
-                data.flip();
-                BuddyWire.chunkFields(buffer, gen, name, size, offset, BuddyWire.crc(data));
-                buffer.put(data).flip();
+                BuddyWire.chunkFields(buffer, gen, name, size, offset, BuddyWire.crc(data.flip()));
+                buffer.position(0).limit(fields + length);
                 sends.add(transport.send(target, Header.of(tag), buffer));
                 offset += length;
                 bytes += length;

@@ -135,6 +135,42 @@ public final class GenerationFiles
         Generations.syncDirectory(dir);
     }
 
+    /**
+     * Deletes every generation of {@code dir} whose cut lies after the global cut at {@code globalIndex} (or whose
+     * manifest does not verify), with the blocks files only they refer to: a copy newer than the cut a job resumes
+     * from was never part of a global checkpoint, and keeping it could push the cut's own generation out.
+     *
+     * @param warn told of each file that could not be deleted.
+     */
+    public static void dropAfter(final Path dir, final long globalIndex, final Consumer<String> warn)
+        throws IOException
+    {
+        if (!Files.isDirectory(dir))
+        {
+            return;
+        }
+        final Set<Long> kept = new HashSet<>();
+        final Set<Long> referenced = new HashSet<>();
+        for (final long generation : Generations.scan(dir).manifests())
+        {
+            try
+            {
+                final Manifest manifest = read(dir, generation);
+                if (manifest.cut().globalIndex() <= globalIndex)
+                {
+                    manifest.entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
+                    kept.add(generation);
+                }
+            }
+            catch (final IOException e)
+            {
+                warn.accept("dropping " + Generations.manifest(dir, generation) + ": " + e.getMessage());
+            }
+        }
+        Generations.collect(dir, kept, referenced, warn);
+        Generations.syncDirectory(dir);
+    }
+
     /** Makes {@code dir}'s entries (creations, renames) durable where the file system allows it. */
     public static void syncDirectory(final Path dir)
     {

@@ -91,6 +91,43 @@ class BuddyCopyTest
     }
 
     @Test
+    void aRestartDropsCopiesNewerThanItsCutSoTheCutStaysKept() throws Exception
+    {
+        final Map<String, byte[]> blocks = new TreeMap<>(Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK)));
+        final Map<String, byte[]> atCut = new TreeMap<>(blocks);
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, blocks, 0);
+                // Durable at the buddy, but never globally committed: the job restarts from the cut at 100.
+                stores.commitAndCopy(buddies, Map.of("a", bytes(3, BLOCK)), 1);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, 100);
+            assertEquals(List.of("blocks-0.dat", "gen-0.manifest"), files(copy), "the copy newer than the cut");
+            for (int r = 0; r < 2; r++)
+            {
+                try (FileCheckpointStore store = FileCheckpointStore.builder(root.resolve("rank-" + r)).globalCut(100)
+                    .open())
+                {
+                    assertNotNull(store.restore(line -> { }));
+                    copy(buddies.get(r), commit(store, Map.of("b", bytes(4, BLOCK)), 2));
+                }
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        assertTrue(files(copy).containsAll(List.of("gen-0.manifest", "gen-2.manifest")), "the copy must keep the " +
+            "global cut resumed from beside the newer generation: " + files(copy));
+        assertBlocks(atCut, restore(copy, 100), "the cut resumed from, kept at the buddy");
+    }
+
+    @Test
     void withTheCopyGoneTooThereIsNoSurvivingCopy() throws Exception
     {
         try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
@@ -211,7 +248,7 @@ class BuddyCopyTest
             }
         }
 
-        /** Commits {@code blocks} (the others inherited) on every rank and waits until each copy is durable at the buddy. */
+        /** Commits {@code blocks} (the others inherited) on every rank; waits until each copy is durable. */
         void commitAndCopy(final List<BuddyCheckpoints> buddies, final Map<String, byte[]> blocks, final long version)
             throws Exception
         {
