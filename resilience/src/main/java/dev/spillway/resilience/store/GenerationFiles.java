@@ -179,22 +179,6 @@ public final class GenerationFiles
 
     private static Manifest read(final Path dir, final long generation) throws IOException
     {
-        final Path file = Generations.manifest(dir, generation);
-        final byte[] bytes;
-        try
-        {
-            bytes = Files.readAllBytes(file);
-        }
-        catch (final NoSuchFileException e)
-        {
-            throw new ManifestCorruptedException("manifest " + file.getFileName() + " is missing");
-        }
-        final Manifest manifest = ManifestCodec.decode(file.getFileName().toString(), bytes, true);
-        if (manifest.generation() != generation)
-        {
-            throw new ManifestCorruptedException("manifest " + file.getFileName() + " records generation " +
-                manifest.generation());
-        }
-        return manifest;
+        return Recovery.read(dir, generation, true);
     }
 }

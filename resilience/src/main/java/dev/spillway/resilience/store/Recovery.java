@@ -179,6 +179,15 @@ final class Recovery
 
     private Manifest read(final long generation) throws IOException
     {
+        return read(dir, generation, verifyChecksums);
+    }
+
+    /**
+     * @return generation {@code generation}'s manifest in {@code dir}.
+     * @throws IOException when it is missing, torn, or (with {@code verifyChecksums}) fails its checksum.
+     */
+    static Manifest read(final Path dir, final long generation, final boolean verifyChecksums) throws IOException
+    {
         final Path file = Generations.manifest(dir, generation);
         final byte[] bytes;
         try
@@ -187,7 +196,7 @@ final class Recovery
         }
         catch (final NoSuchFileException e)
         {
-            throw new ManifestCorruptedException("manifest " + file.getFileName() + " disappeared");
+            throw new ManifestCorruptedException("manifest " + file.getFileName() + " is missing");
         }
         final Manifest manifest = ManifestCodec.decode(file.getFileName().toString(), bytes, verifyChecksums);
         if (manifest.generation() != generation)
