@@ -21,11 +21,11 @@ import static java.lang.System.Logger.Level.DEBUG;
 
 /**
  * Copies each generation a rank commits to its buddy, on a thread of its own: the files the generation needs that
- * this process has not sent yet (after a restart, all of them, which also protects a rank again after a recovery),
- * then the end of the generation; it is durable once the buddy answers that it forced and renamed them. Should the
- * buddy miss a file sent earlier, the whole generation is sent once more.
+ * this process has not sent yet (after a restart, all of them), then the end of the generation; it is durable once
+ * the buddy answers that it forced and renamed them. Should the buddy miss a file sent earlier, the whole generation
+ * is sent once more.
  */
-final class BuddyShipper implements CommitCopy, AutoCloseable
+final class BuddyShipper implements CommitCopy
 {
     private static final System.Logger LOG = System.getLogger(BuddyShipper.class.getName());
 
@@ -47,7 +47,7 @@ final class BuddyShipper implements CommitCopy, AutoCloseable
 
     /**
      * @param dir the rank's own checkpoint directory.
-     * @param log told of each generation copied.
+     * @param log told of the first generation copied; later ones are logged at DEBUG.
      */
     BuddyShipper(final Transport transport, final int buddy, final Path dir, final Consumer<String> log)
     {
