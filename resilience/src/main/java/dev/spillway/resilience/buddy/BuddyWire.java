@@ -1,5 +1,6 @@
 package dev.spillway.resilience.buddy;
 
+import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
@@ -178,14 +179,6 @@ final class BuddyWire
     static void send(final Transport transport, final int target, final int tag, final ByteBuffer bytes)
         throws InterruptedException
     {
-        try
-        {
-            transport.send(target, Header.of(tag), bytes).get();
-        }
-        catch (final ExecutionException | CompletionException e)
-        {
-            throw e.getCause() instanceof RuntimeException re ? re :
-                new IllegalStateException(e.getCause().toString(), e.getCause());
-        }
+        Collectives.await(transport.send(target, Header.of(tag), bytes));
     }
 }

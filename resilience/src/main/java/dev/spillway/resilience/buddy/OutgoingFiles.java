@@ -1,6 +1,7 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Transport;
 
@@ -12,8 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Sends files as {@link BuddyWire} chunks to one rank, with up to {@link #IN_FLIGHT} chunks on the wire at once.
@@ -108,14 +107,6 @@ final class OutgoingFiles
 
     private static void await(final CompletableFuture<Void> send) throws InterruptedException
     {
-        try
-        {
-            send.get();
-        }
-        catch (final ExecutionException | CompletionException e)
-        {
-            throw e.getCause() instanceof RuntimeException re ? re :
-                new IllegalStateException(e.getCause().toString(), e.getCause());
-        }
+        Collectives.await(send);
     }
 }
