@@ -16,12 +16,14 @@ import java.util.Map;
 /**
  * A generation's files arriving chunk by chunk into a directory: each is written as {@code NAME.tmp} and renamed to
  * its name only once complete, forced and its chunks' CRC32C checked, the manifest last. Until then the directory's
- * committed generations are untouched; a store's next collection deletes temporaries a crash left.
+ * committed generations are untouched; a store's next collection deletes temporaries a crash left. Files are
+ * written with {@code O_DIRECT} where the directory takes it ({@link DirectChunks}).
  */
 final class IncomingFiles
 {
     private final Path dir;
     private final Map<String, Partial> partials = new HashMap<>();
+    private final DirectChunks files = new DirectChunks("buddy copies are written through the page cache");
     private long generation = -1;
     private long bytes;
 
@@ -40,7 +42,7 @@ final class IncomingFiles
      * Writes the chunk in {@code message} (positioned after its kind byte).
      *
      * @throws IOException when it cannot be written, its checksum is wrong, or it does not follow the file's bytes
-     *                     received so far (the generation then fails).
+     *                     received so far in whole chunks (the generation then fails).
      */
     void chunk(final ByteBuffer message) throws IOException
     {
@@ -60,24 +62,23 @@ final class IncomingFiles
         }
         Partial partial = partials.get(name);
         final long expected = partial == null ? 0 : partial.received;
-        if (offset != expected || offset + message.remaining() > size || partial != null && partial.size != size)
+        if (offset != expected || offset % BuddyWire.CHUNK_BYTES != 0 || offset + message.remaining() > size ||
+            partial != null && partial.size != size)
         {
             throw new IOException("chunk of " + message.remaining() + " bytes at byte " + offset + " of " + name +
                 " (" + size + " bytes) does not follow the " + expected + " bytes received" +
-                (partial == null ? "" : " of " + partial.size));
+                (partial == null ? "" : " of " + partial.size) + " in whole chunks of " + BuddyWire.CHUNK_BYTES +
+                " bytes");
         }
         if (partial == null)
         {
             Files.createDirectories(dir);
-            partial = new Partial(FileChannel.open(part(name), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            partial = new Partial(files.open(part(name), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING), size);
             partials.put(name, partial);
         }
         final int length = message.remaining();
-        while (message.hasRemaining())
-        {
-            partial.channel.write(message, offset + length - message.remaining());
-        }
+        files.write(partial.channel, offset, message);
         partial.received += length;
         bytes += length;
     }
@@ -123,6 +124,7 @@ final class IncomingFiles
                 final Partial partial = partials.remove(name);
                 if (partial != null)
                 {
+                    DirectChunks.cut(partial.channel, partial.size);
                     partial.channel.force(true);
                     partial.channel.close();
                     Files.move(part(name), dir.resolve(name), StandardCopyOption.ATOMIC_MOVE,

@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends files as {@link BuddyWire} chunks to one rank, with up to {@link #IN_FLIGHT} chunks on the wire at once.
- * One thread uses it.
+ * Files are read with {@code O_DIRECT} where the directory takes it ({@link DirectChunks}). One thread uses it.
  */
 final class OutgoingFiles
 {
@@ -28,6 +28,7 @@ final class OutgoingFiles
     private final String crashPoint;
     private final ByteBuffer[] buffers = new ByteBuffer[IN_FLIGHT];
     private final ArrayDeque<CompletableFuture<Void>> sends = new ArrayDeque<>();
+    private final DirectChunks files = new DirectChunks("buddy copies are read through the page cache");
     private int next;
     private long bytes;
 
@@ -50,7 +51,7 @@ final class OutgoingFiles
     void send(final long gen, final Path file) throws IOException, InterruptedException
     {
         final String name = BuddyWire.checkName(file.getFileName().toString());
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        try (FileChannel channel = files.open(file, StandardOpenOption.READ))
         {
             final long size = channel.size();
             long offset = 0;
@@ -65,12 +66,9 @@ final class OutgoingFiles
                 final int fields = BuddyWire.chunkFieldsBytes(name);
                 // The file's bytes go straight after the fields, which are written once their CRC is known.
                 final ByteBuffer data = buffer.duplicate().clear().position(fields).limit(fields + length).slice();
-                while (data.hasRemaining())
+                if (!files.read(channel, offset, data))
                 {
-                    if (channel.read(data, offset + data.position()) < 0)
-                    {
-                        throw new EOFException(file + " ended at byte " + (offset + data.position()) + " of " + size);
-                    }
+                    throw new EOFException(file + " ended before byte " + (offset + length) + " of " + size);
                 }
                 BuddyWire.chunkFields(buffer, gen, name, size, offset, BuddyWire.crc(data.flip()));
                 buffer.position(0).limit(fields + length);

@@ -201,6 +201,34 @@ class BuddyCopyTest
         assertThrows(IllegalArgumentException.class, () -> files.chunk(foreign));
     }
 
+    @Test
+    void aFileOfSeveralChunksArrivesExactlyAndChunksMustBeWhole() throws Exception
+    {
+        final Path dir = root.resolve("copy");
+        final IncomingFiles files = new IncomingFiles(dir);
+        final byte[] file = bytes(9, 2 * BuddyWire.CHUNK_BYTES + 5000);
+        for (int offset = 0; offset < file.length; offset += BuddyWire.CHUNK_BYTES)
+        {
+            files.chunk(chunk("blocks-3.dat", file, offset, Math.min(BuddyWire.CHUNK_BYTES, file.length - offset)));
+        }
+        files.finish(3, List.of("blocks-3.dat"));
+        assertArrayEquals(file, Files.readAllBytes(dir.resolve("blocks-3.dat")),
+            "the file as sent, its padded last chunk cut to its size");
+
+        files.chunk(chunk("blocks-4.dat", file, 0, 100));
+        assertTrue(assertThrows(IOException.class, () -> files.chunk(chunk("blocks-4.dat", file, 100, 100)))
+            .getMessage().contains("in whole chunks of " + BuddyWire.CHUNK_BYTES + " bytes"));
+    }
+
+    /** A chunk message of {@code length} bytes of {@code file} from {@code offset}, positioned after its kind. */
+    private static ByteBuffer chunk(final String name, final byte[] file, final int offset, final int length)
+    {
+        final ByteBuffer data = ByteBuffer.wrap(file, offset, length).slice();
+        final ByteBuffer message = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES + length);
+        BuddyWire.chunkFields(message, 3, name, file.length, offset, BuddyWire.crc(data));
+        return message.put(data).flip().position(1);
+    }
+
     /** Starts {@link BuddyCheckpoints} on every rank at once, as the collective it is. */
     private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored)
     {
