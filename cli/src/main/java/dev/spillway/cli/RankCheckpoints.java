@@ -48,7 +48,8 @@ final class RankCheckpoints
         final FileCheckpointStore store;
         try
         {
-            store = Checkpoints.store(root.resolve("rank-" + transport.rank())).globalCut(restored).open();
+            store = Checkpoints.store(root.resolve("rank-" + transport.rank())).globalCut(restored)
+                .keep(buddy ? BuddyCheckpoints.KEPT : 2).open();
         }
         catch (final IOException | RuntimeException e)
         {

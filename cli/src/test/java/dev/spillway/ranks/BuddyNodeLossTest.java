@@ -63,10 +63,10 @@ class BuddyNodeLossTest
     /**
      * Rank 1 killed in a task, as it streams a generation to its buddy (the newest copy at the buddy is then the
      * generation before), and after its last chunk before the generation's end; rank 0, the buddy, killed as it
-     * makes the copy durable.
+     * makes the copy durable. Each point lies in the third generation or a later one, so a global checkpoint exists.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"1:" + CrashPoints.IN_TASK + ":100", "1:" + CrashPoints.BUDDY_STREAM + ":4",
+    @ValueSource(strings = {"1:" + CrashPoints.IN_TASK + ":100", "1:" + CrashPoints.BUDDY_STREAM + ":5",
         "1:" + CrashPoints.BUDDY_BEFORE_END + ":3", "0:" + CrashPoints.BUDDY_KEEP + ":3"})
     void aLostNodeComesBackFromItsBuddy(final String spec) throws Exception
     {
@@ -106,8 +106,13 @@ class BuddyNodeLossTest
             run.child.output());
     }
 
-    /** Rank 1 parked as it streams a generation: every earlier one is at its buddy, and none changes meanwhile. */
-    private static final String STREAMING = "1:" + CrashPoints.BUDDY_STREAM + ":4";
+    /**
+     * Rank 1 parked as it streams its third generation or a later one (here a generation sends at most two chunks,
+     * a blocks file under 1 MiB and its manifest, and the first sends both): every earlier one is at its buddy, none
+     * changes meanwhile, and the cut two before it is globally committed (a rank begins a cut while the copy of the
+     * one before is in flight, not while two are).
+     */
+    private static final String STREAMING = "1:" + CrashPoints.BUDDY_STREAM + ":5";
 
     @Test
     void aFlippedBitInTheBuddysCopyIsCaught() throws Exception

@@ -62,6 +62,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     private volatile long globallyCommitted;
     /** IO thread. */
     private long lastLocalCommitted;
+    /** IO thread: the global cut this rank committed before {@link #lastLocalCommitted}. */
+    private long localCommittedBefore;
     /** Set under {@link #stopLock}: the job completed or this rank closed. */
     private volatile boolean stopped;
     /** Held to stop, and on rank 0 to hand on or record a global commit: none is recorded once the job stopped. */
@@ -96,6 +98,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         this.incarnation = incarnation;
         this.globallyCommitted = restoredIndex;
         this.lastLocalCommitted = restoredIndex;
+        this.localCommittedBefore = restoredIndex;
     }
 
     /**
@@ -339,7 +342,9 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 
     /**
      * Makes every committed generation count towards a global commit only once {@code copy} says it is durable
-     * elsewhere too (a buddy's copy). Call before the runtime opens; its close closes {@code copy}.
+     * elsewhere too (a buddy's copy). A rank may then begin a cut while the copy of the one before is in flight, once
+     * the cut before that is globally committed: its store and the copy must keep three generations. Call before the
+     * runtime opens; its close closes {@code copy}.
      */
     public void copyCommitsTo(final CommitCopy copy)
     {
@@ -385,13 +390,19 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     @Override
     public boolean mayBegin(final long globalIndex)
     {
-        return globallyCommitted >= lastLocalCommitted;
+        return globallyCommitted >= awaited();
+    }
+
+    /** @return the newest of this rank's committed cuts that must be globally committed before it begins a cut. */
+    private long awaited()
+    {
+        return copy == null ? lastLocalCommitted : localCommittedBefore;
     }
 
     @Override
     public String beginWait(final long globalIndex)
     {
-        return "rank 0 to record the global commit of the cut at index " + lastLocalCommitted + ", which this rank " +
+        return "rank 0 to record the global commit of the cut at index " + awaited() + ", which this rank " +
             "committed (the newest global commit it knows of is the cut at " + globallyCommitted + ")" +
             (copy == null ? "" : "; its copy: " + copy.state()) +
             (commits == null ? "" : "; rank 0's record: " + recordWait);
@@ -458,6 +469,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             return;
         }
+        localCommittedBefore = lastLocalCommitted;
         lastLocalCommitted = cut.globalIndex();
         protocol.cutCommitted(cut.globalIndex());
         final CommitCopy copy = this.copy;

@@ -165,6 +165,60 @@ class GlobalCheckpointsTest
         }
     }
 
+    /**
+     * With copies (buddy checkpoints), a rank begins a cut while the copy of the one before is in flight, but not a
+     * third while the first of the two is still not globally committed; its copy's answer lets it go on.
+     */
+    @Test
+    void withCopiesACutMayBeginWhileTheCopyOfTheOneBeforeIsInFlight() throws Exception
+    {
+        final Path root = Files.createDirectories(dir.resolve("copies"));
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        final Map<Long, Runnable> durable = new ConcurrentSkipListMap<>();
+        policy.copyCommitsTo(new CommitCopy()
+        {
+            @Override
+            public void copy(final Cut cut, final Runnable done, final java.util.function.Consumer<String> failed)
+            {
+                durable.put(cut.globalIndex(), done);
+            }
+
+            @Override
+            public String state()
+            {
+                return "copies in flight: " + durable.keySet();
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        });
+        try (InProcessFabric fabric = new InProcessFabric(1, Duration.ofSeconds(20));
+             DistributedSpillway ds = new DistributedSpillway(fabric.transport(0),
+                 config(0).checkpoints(new CutLog(cut -> { }), policy)))
+        {
+            policy.cutCommitted(new Cut(0, 1, EVERY, 0, 0));
+            assertTrue(policy.mayBegin(2 * EVERY), "the copy of the cut at " + EVERY + " held the next cut");
+            policy.cutCommitted(new Cut(1, 2, 2 * EVERY, 0, 0));
+            assertFalse(policy.mayBegin(3 * EVERY), "a third cut began before the first was globally committed");
+            final String wait = policy.beginWait(3 * EVERY);
+            assertTrue(wait.contains("the cut at index " + EVERY + ", which this rank committed") &&
+                wait.contains("copies in flight: [" + EVERY + ", " + 2 * EVERY + "]"), wait);
+
+            durable.get((long)EVERY).run();
+            final long deadline = System.nanoTime() + LIMIT.toNanos();
+            while (!policy.mayBegin(3 * EVERY))
+            {
+                assertTrue(System.nanoTime() - deadline < 0, "waited " + LIMIT + " for the global commit of the " +
+                    "cut at " + EVERY + " after its copy was durable; " + policy.beginWait(3 * EVERY));
+                Thread.sleep(1);
+            }
+            assertEquals(EVERY, policy.globallyCommitted());
+            assertNull(ds.restartNeeded());
+        }
+    }
+
     /** A policy given to a second runtime is refused before that runtime opens anything (its store, its threads). */
     @Test
     void aPolicyServesOneRuntime() throws Exception

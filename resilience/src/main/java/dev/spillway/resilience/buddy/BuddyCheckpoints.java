@@ -38,6 +38,12 @@ import java.util.stream.Stream;
  */
 public final class BuddyCheckpoints implements CommitCopy
 {
+    /**
+     * Generations a rank keeps in its own directory ({@code FileCheckpointStore.Builder.keep}) and its buddy keeps of
+     * it: the newest global checkpoint and the two cuts a rank may commit after it while their copies are in flight.
+     */
+    public static final int KEPT = 3;
+
     private static final String COPY_PREFIX = "buddy-of-";
 
     private final BuddyShipper shipper;

@@ -19,17 +19,15 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Keeps a partner rank's copy: on a thread of its own, writes the chunks its partner streams into
- * {@code DIR/rank-B/buddy-of-R/}, and at each generation's end forces and renames the files, keeps the two newest
+ * {@code DIR/rank-B/buddy-of-R/}, and at each generation's end forces and renames the files, keeps the three newest
  * generations and answers whether the copy is durable. The partner's newest global checkpoint is among them: a rank
- * begins its next cut only once its previous one is globally committed, and a restart first drops copies newer than
+ * begins a cut only once the cut two before it is globally committed, and a restart first drops copies newer than
  * the cut it resumes from ({@link GenerationFiles#dropAfter}). Chunks of a generation that never ended (the partner
  * died sending it) are dropped when the next one starts; messages of a lost incarnation are fenced by the transport.
  * {@link #POSTED} receives stand at once, so a chunk can land while the one before is written.
  */
 final class BuddyKeeper implements AutoCloseable
 {
-    /** Generations kept: the newest and the one before, as in the partner's own directory. */
-    static final int KEPT = 2;
     /** Receives posted ahead, each with its own buffer. */
     static final int POSTED = 4;
     private static final System.Logger LOG = System.getLogger(BuddyKeeper.class.getName());
@@ -161,7 +159,7 @@ final class BuddyKeeper implements AutoCloseable
             if (result.isEmpty())
             {
                 files.finish(gen, names);
-                GenerationFiles.keepNewest(copy, KEPT, warning -> LOG.log(WARNING, "spillway: buddy copy: " +
+                GenerationFiles.keepNewest(copy, BuddyCheckpoints.KEPT, warning -> LOG.log(WARNING, "spillway: buddy copy: " +
                     warning));
             }
             else

@@ -13,9 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -34,9 +34,9 @@ import static java.lang.System.Logger.Level.WARNING;
  *   <li>{@code progress}, {@code complete}, and {@code restore-attempts} while a restore runs.</li>
  * </ul>
  * A commit forces the blocks, writes and forces {@code gen-N.manifest.tmp}, renames it atomically and syncs the
- * directory; only then are older generations collected. Two committed generations are kept: the new one and the one
- * it was built on (the newest verified when the run restored), together with exactly the blocks files they refer
- * to. Everything else (older or rejected manifests, blocks of abandoned or crashed generations, temporaries) is
+ * directory; only then are older generations collected. Two committed generations are kept, or as many as
+ * {@link Builder#keep} says: the new one and those before it (the first one the newest verified when the run
+ * restored), together with exactly the blocks files they refer to. Everything else (older or rejected manifests, blocks of abandoned or crashed generations, temporaries) is
  * deleted, so storage is orphan-free after every commit.
  *
  * <p>A finished run ({@link #markComplete()}) is discarded by the next {@link #restore}: every generation's files
@@ -59,15 +59,18 @@ public final class FileCheckpointStore implements CheckpointStore
     private boolean restored;
     /** Whether this run's start is in the {@code starts} file (IO thread). */
     private boolean startRecorded;
+    private final int keep;
     private Manifest newest;
-    private Manifest previous;
+    /** The committed generations kept, newest first: at most {@link #keep}. */
+    private final ArrayDeque<Manifest> kept = new ArrayDeque<>();
     private FileGenerationWriter inFlight;
     private boolean closed;
 
-    private FileCheckpointStore(final Path dir, final boolean verifyChecksums, final long globalCut)
+    private FileCheckpointStore(final Path dir, final boolean verifyChecksums, final long globalCut, final int keep)
         throws IOException
     {
         this.globalCut = globalCut;
+        this.keep = keep;
         Files.createDirectories(dir);
         this.dir = dir;
         this.verifyChecksums = verifyChecksums;
@@ -243,22 +246,33 @@ public final class FileCheckpointStore implements CheckpointStore
         return "checkpoint store " + dir + (verifyChecksums ? "" : " (checksums NOT verified)");
     }
 
-    /** A generation committed: it becomes the base of the next, and everything but it and its base is deleted. */
+    /**
+     * A generation committed: it becomes the base of the next, and everything but it and the generations before it
+     * that are kept is deleted.
+     */
     void committed(final Manifest manifest)
     {
-        previous = newest;
-        newest = manifest;
-        inFlight = null;
-        final Set<Long> kept = new HashSet<>();
-        final Set<Long> referenced = new HashSet<>();
-        for (final Manifest keep : previous == null ? List.of(newest) : List.of(newest, previous))
+        if (kept.isEmpty() && newest != null)
         {
-            kept.add(keep.generation());
-            keep.entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
+            kept.addFirst(newest);
+        }
+        newest = manifest;
+        kept.addFirst(manifest);
+        while (kept.size() > keep)
+        {
+            kept.removeLast();
+        }
+        inFlight = null;
+        final Set<Long> generations = new HashSet<>();
+        final Set<Long> referenced = new HashSet<>();
+        for (final Manifest m : kept)
+        {
+            generations.add(m.generation());
+            m.entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
         }
         try
         {
-            Generations.collect(dir, kept, referenced, this::warn);
+            Generations.collect(dir, generations, referenced, this::warn);
         }
         catch (final IOException e)
         {
@@ -310,6 +324,7 @@ public final class FileCheckpointStore implements CheckpointStore
         private final Path dir;
         private boolean verifyChecksums = true;
         private long globalCut = Recovery.NEWEST;
+        private int keep = 2;
 
         private Builder(final Path dir)
         {
@@ -343,10 +358,25 @@ public final class FileCheckpointStore implements CheckpointStore
             return this;
         }
 
+        /**
+         * How many committed generations each commit keeps: the new one and those before it. Default 2. A rank
+         * whose generations are copied to its buddy keeps 3, so that it may begin a cut while the copy of the one
+         * before is in flight and still keep the job's newest global checkpoint.
+         */
+        public Builder keep(final int generations)
+        {
+            if (generations < 2)
+            {
+                throw new IllegalArgumentException("a store keeps at least 2 generations, not " + generations);
+            }
+            this.keep = generations;
+            return this;
+        }
+
         /** @return the store, its directory created if absent. */
         public FileCheckpointStore open() throws IOException
         {
-            return new FileCheckpointStore(dir, verifyChecksums, globalCut);
+            return new FileCheckpointStore(dir, verifyChecksums, globalCut, keep);
         }
     }
 }

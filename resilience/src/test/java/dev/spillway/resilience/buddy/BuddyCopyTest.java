@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link BuddyCheckpoints} between two ranks of an {@link InProcessFabric}: generations committed in a rank's store
- * reach its buddy's copy, which keeps the two newest and restores them through a {@link FileCheckpointStore}; a rank
+ * reach its buddy's copy, which keeps the three newest and restores them through a {@link FileCheckpointStore}; a rank
  * whose directory is gone fetches the copy back; with both gone, "no surviving copy".
  */
 class BuddyCopyTest
@@ -64,7 +64,7 @@ class BuddyCopyTest
             try (Stores stores = new Stores())
             {
                 stores.commitAndCopy(buddies, blocks, 0);
-                for (int g = 1; g < 3; g++)
+                for (int g = 1; g < 4; g++)
                 {
                     final Map<String, byte[]> changed = Map.of("tile-" + g, bytes(100 + g, BLOCK));
                     blocks.putAll(changed);
@@ -74,20 +74,21 @@ class BuddyCopyTest
             buddies.forEach(BuddyCheckpoints::close);
         }
         final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
-        assertEquals(List.of("blocks-0.dat", "blocks-1.dat", "blocks-2.dat", "gen-1.manifest", "gen-2.manifest"),
-            files(copy), "the copy keeps the two newest generations and the blocks they refer to");
-        assertBlocks(blocks, restore(copy, 300), "the copy restores the newest generation as the rank wrote it");
+        assertEquals(List.of("blocks-0.dat", "blocks-1.dat", "blocks-2.dat", "blocks-3.dat", "gen-1.manifest",
+            "gen-2.manifest", "gen-3.manifest"), files(copy),
+            "the copy keeps the three newest generations and the blocks they refer to");
+        assertBlocks(blocks, restore(copy, 400), "the copy restores the newest generation as the rank wrote it");
 
         deleteTree(root.resolve("rank-1"));
         try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
         {
-            final List<BuddyCheckpoints> buddies = startAll(fabric, 300);
+            final List<BuddyCheckpoints> buddies = startAll(fabric, 400);
             assertNull(buddies.get(0).restoredFrom(), "rank 0 had its own copy");
-            assertTrue(buddies.get(1).restoredFrom().contains("fetched generation 2 from its buddy rank 0"),
+            assertTrue(buddies.get(1).restoredFrom().contains("fetched generation 3 from its buddy rank 0"),
                 buddies.get(1).restoredFrom());
             buddies.forEach(BuddyCheckpoints::close);
         }
-        assertBlocks(blocks, restore(root.resolve("rank-1"), 300), "the fetched copy restores as written");
+        assertBlocks(blocks, restore(root.resolve("rank-1"), 400), "the fetched copy restores as written");
     }
 
     @Test

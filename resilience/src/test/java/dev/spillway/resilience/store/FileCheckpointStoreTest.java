@@ -176,6 +176,30 @@ class FileCheckpointStoreTest
     }
 
     @Test
+    void keepsAsManyGenerationsAsAskedFromTheRestoredOneOn() throws IOException
+    {
+        assertThrows(IllegalArgumentException.class, () -> FileCheckpointStore.builder(dir).keep(1));
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).keep(3).open())
+        {
+            store.restore(log::add);
+            commit(store, Map.of("a", bytes(1, 5000), "b", bytes(2, 5000)), 1);
+            commit(store, Map.of("a", bytes(3, 5000)), 2);
+            commit(store, Map.of("a", bytes(4, 5000)), 3);
+            assertOrphanFree(dir, 2, 1, 0);
+            commit(store, Map.of("b", bytes(5, 5000)), 4);
+            assertOrphanFree(dir, 3, 2, 1);
+        }
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).keep(3).open())
+        {
+            assertEquals(3, store.restore(log::add).cut().generation());
+            commit(store, Map.of("a", bytes(6, 5000)), 5);
+            assertOrphanFree(dir, 4, 3);
+            commit(store, Map.of("a", bytes(7, 5000)), 6);
+            assertOrphanFree(dir, 5, 4, 3);
+        }
+    }
+
+    @Test
     void theNextCommitCollectsWhatACrashedGenerationLeft() throws IOException
     {
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
