@@ -36,8 +36,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * A commit forces the blocks, writes and forces {@code gen-N.manifest.tmp}, renames it atomically and syncs the
  * directory; only then are older generations collected. Two committed generations are kept, or as many as
  * {@link Builder#keep} says: the new one and those before it (the first one the newest verified when the run
- * restored), together with exactly the blocks files they refer to. Everything else (older or rejected manifests, blocks of abandoned or crashed generations, temporaries) is
- * deleted, so storage is orphan-free after every commit.
+ * restored), together with exactly the blocks files they refer to. Everything else (older or rejected manifests,
+ * blocks of abandoned or crashed generations, temporaries) is deleted, so storage is orphan-free after every commit.
  *
  * <p>A finished run ({@link #markComplete()}) is discarded by the next {@link #restore}: every generation's files
  * are deleted, then the marker, and the new run starts at incarnation 0 (generation numbers still continue).
@@ -150,6 +150,7 @@ public final class FileCheckpointStore implements CheckpointStore
             return null;
         }
         newest = found;
+        kept.addFirst(found);
         incarnation = Math.max(incarnation, found.cut().incarnation() + 1);
         originMillis = Math.min(originMillis, found.originMillis());
         return new FileRestorePoint(found, new BlockReader(dir, verifyChecksums),
@@ -252,10 +253,6 @@ public final class FileCheckpointStore implements CheckpointStore
      */
     void committed(final Manifest manifest)
     {
-        if (kept.isEmpty() && newest != null)
-        {
-            kept.addFirst(newest);
-        }
         newest = manifest;
         kept.addFirst(manifest);
         while (kept.size() > keep)
