@@ -159,8 +159,8 @@ final class BuddyKeeper implements AutoCloseable
             if (result.isEmpty())
             {
                 files.finish(gen, names);
-                GenerationFiles.keepNewest(copy, BuddyCheckpoints.KEPT, warning -> LOG.log(WARNING, "spillway: buddy copy: " +
-                    warning));
+                GenerationFiles.keepNewest(copy, BuddyCheckpoints.KEPT, warning -> LOG.log(WARNING,
+                    "spillway: buddy copy: " + warning));
             }
             else
             {

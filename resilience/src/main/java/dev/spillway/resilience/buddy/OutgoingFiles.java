@@ -64,7 +64,7 @@ final class OutgoingFiles
                 final ByteBuffer buffer = freeBuffer();
                 final int length = (int) Math.min(BuddyWire.CHUNK_BYTES, size - offset);
                 final int fields = BuddyWire.chunkFieldsBytes(name);
-                // The file's bytes go straight after the fields, which are written once their CRC is known.
+                // The file's bytes go after the fields, which are written once their CRC is known.
                 final ByteBuffer data = buffer.duplicate().clear().position(fields).limit(fields + length).slice();
                 if (!files.read(channel, offset, data))
                 {
