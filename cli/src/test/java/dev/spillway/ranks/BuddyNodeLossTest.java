@@ -124,8 +124,8 @@ class BuddyNodeLossTest
         assertTrue(err.contains("[rank 1] checkpoint: rank 1's own directory lacks the global cut") &&
             err.contains("fetched generation"), "rank 1 fetches the (flipped) copy:\n" + run.child.output());
         assertTrue(err.contains("no verified generation of the job's global checkpoint") &&
-            err.contains("failed its checksum"), "rank 1's restore must reject the fetched copy, naming the checksum:\n" +
-            run.child.output());
+            err.contains("failed its checksum"), "rank 1's restore must reject the fetched copy, naming the " +
+            "checksum:\n" + run.child.output());
         assertFalse(Files.exists(run.jsonFile), "a job whose copy was corrupt wrote a result:\n" +
             run.child.output());
     }
