@@ -85,7 +85,7 @@ final class OutgoingFiles
     {
         while (!sends.isEmpty())
         {
-            await(sends.poll());
+            Collectives.await(sends.poll());
         }
     }
 
@@ -93,7 +93,7 @@ final class OutgoingFiles
     {
         if (sends.size() == IN_FLIGHT)
         {
-            await(sends.poll());
+            Collectives.await(sends.poll());
         }
         final int i = next++ % IN_FLIGHT;
         if (buffers[i] == null)
@@ -101,10 +101,5 @@ final class OutgoingFiles
             buffers[i] = BuddyWire.messageBuffer();
         }
         return buffers[i];
-    }
-
-    private static void await(final CompletableFuture<Void> send) throws InterruptedException
-    {
-        Collectives.await(send);
     }
 }

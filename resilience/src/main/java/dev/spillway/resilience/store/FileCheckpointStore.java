@@ -60,8 +60,7 @@ public final class FileCheckpointStore implements CheckpointStore
     /** Whether this run's start is in the {@code starts} file (IO thread). */
     private boolean startRecorded;
     private final int keep;
-    private Manifest newest;
-    /** The committed generations kept, newest first: at most {@link #keep}. */
+    /** The committed generations kept, newest first (the base of the next): at most {@link #keep}. */
     private final ArrayDeque<Manifest> kept = new ArrayDeque<>();
     private FileGenerationWriter inFlight;
     private boolean closed;
@@ -149,7 +148,6 @@ public final class FileCheckpointStore implements CheckpointStore
         {
             return null;
         }
-        newest = found;
         kept.addFirst(found);
         incarnation = Math.max(incarnation, found.cut().incarnation() + 1);
         originMillis = Math.min(originMillis, found.originMillis());
@@ -180,7 +178,7 @@ public final class FileCheckpointStore implements CheckpointStore
         nextGeneration = cut.generation() + 1;
         recordStart();
         inFlight = new FileGenerationWriter(this, dir, cut, originMillis, directIo,
-            newest == null ? Collections.emptySortedMap() : newest.entries());
+            kept.isEmpty() ? Collections.emptySortedMap() : kept.peekFirst().entries());
         return inFlight;
     }
 
@@ -253,7 +251,6 @@ public final class FileCheckpointStore implements CheckpointStore
      */
     void committed(final Manifest manifest)
     {
-        newest = manifest;
         kept.addFirst(manifest);
         while (kept.size() > keep)
         {
