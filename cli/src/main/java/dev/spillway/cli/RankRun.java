@@ -49,17 +49,14 @@ final class RankRun
         final RankProtocol protocol, final long startMillis, final DramCheck dramCheck, final RunChecks checks,
         final RunSummary summary, final boolean verify, final Path json, final Path traceDir) throws IOException
     {
-        final RunResult result;
-        final RankFigures figures;
-        final CheckpointReport report;
-        final DistributedSpillway runtime = new DistributedSpillway(transport, config, protocol);
+        // Open before the runtime: a recovery session may ask for this rank's report as soon as the runtime exists.
         try (P2fTrace trace = traceDir == null ? null : new P2fTrace(traceDir, transport.rank(), transport.size(),
             transport.incarnation()))
         {
-            if (trace != null)
-            {
-                runtime.record(trace);
-            }
+            final RunResult result;
+            final RankFigures figures;
+            final CheckpointReport report;
+            final DistributedSpillway runtime = new DistributedSpillway(transport, config, protocol, trace);
             try (EngineGraph graph = new EngineGraph(runtime);
                 Interrupts.Action cancel = Interrupts.onInterrupt("cancel", RunCommand.CANCEL_MS, graph::cancel))
             {
@@ -71,50 +68,50 @@ final class RankRun
                     checkpoints == null ? 0 : checkpoints.fetchSeconds(), protocol.figures(),
                     RunStats.of(graph.stats()));
             }
-        }
-        catch (final RuntimeException e)
-        {
-            final RestartNeededException restart = runtime.restartNeeded();
-            if (restart == null)
+            catch (final RuntimeException e)
             {
-                throw e;
+                final RestartNeededException restart = runtime.restartNeeded();
+                if (restart == null)
+                {
+                    throw e;
+                }
+                System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis() + " lost=" +
+                    restart.lostRanks());
+                return RestartNeededException.EXIT_STATUS;
             }
-            System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis() + " lost=" +
-                restart.lostRanks());
-            return RestartNeededException.EXIT_STATUS;
-        }
-        final List<RankFigures> all = RankFigures.gather(transport, figures);
-        if (transport.rank() != DistributedSpillway.ROOT)
-        {
-            System.err.println("spillway: " + figures.describe());
-            return 0;
-        }
-        final long restored = checkpoints == null ? 0 : checkpoints.restoredIndex();
-        final Map<String, Object> out = summary.json(result, null, restored);
-        RankFigures.put(all, out);
-        if (checkpoints != null)
-        {
-            CheckpointSummary.put(report, out);
-            out.put("global_checkpoints", checkpoints.globalCommits());
-            final Map<String, Object> recovery = Recovery.of(System.getenv(), checkpoints, startMillis, all);
-            if (recovery != null)
+            final List<RankFigures> all = RankFigures.gather(transport, figures);
+            if (transport.rank() != DistributedSpillway.ROOT)
             {
-                out.put("recovery", recovery);
+                System.err.println("spillway: " + figures.describe());
+                return 0;
             }
-            final List<RecoveryOutcome> sessions = runtime.recoveryOutcomes();
-            if (!sessions.isEmpty())
+            final long restored = checkpoints == null ? 0 : checkpoints.restoredIndex();
+            final Map<String, Object> out = summary.json(result, null, restored);
+            RankFigures.put(all, out);
+            if (checkpoints != null)
             {
-                out.put("recovery_sessions", recoverySessions(sessions, transport.size()));
+                CheckpointSummary.put(report, out);
+                out.put("global_checkpoints", checkpoints.globalCommits());
+                final Map<String, Object> recovery = Recovery.of(System.getenv(), checkpoints, startMillis, all);
+                if (recovery != null)
+                {
+                    out.put("recovery", recovery);
+                }
+                final List<RecoveryOutcome> sessions = runtime.recoveryOutcomes();
+                if (!sessions.isEmpty())
+                {
+                    out.put("recovery_sessions", recoverySessions(sessions, transport.size()));
+                }
             }
+            summary.print(result, null, restored);
+            System.out.print(RankFigures.describe(all));
+            if (checkpoints != null)
+            {
+                System.out.print(CheckpointSummary.describe(report));
+            }
+            RunSummary.write(json, out);
+            return RunSummary.verdict(result);
         }
-        summary.print(result, null, restored);
-        System.out.print(RankFigures.describe(all));
-        if (checkpoints != null)
-        {
-            System.out.print(CheckpointSummary.describe(report));
-        }
-        RunSummary.write(json, out);
-        return RunSummary.verdict(result);
     }
 
     /** Rank 0's recovery sessions: who was lost, the cut each rank the line named restarts from, who ran on. */

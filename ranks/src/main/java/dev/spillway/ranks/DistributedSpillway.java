@@ -79,6 +79,8 @@ public final class DistributedSpillway implements TaskRuntime
     private final RecoverySessions recovery;
     private final RootBarriers rootBarriers;
     private volatile boolean closed;
+    /** Null for none. */
+    private final Recorder recorder;
     /** Barriers this rank passed. */
     private volatile long barriers;
 
@@ -100,8 +102,24 @@ public final class DistributedSpillway implements TaskRuntime
      */
     public DistributedSpillway(final Transport transport, final SpillwayConfig config, final RankProtocol protocol)
     {
+        this(transport, config, protocol, null);
+    }
+
+    /**
+     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param config the local runtime's settings, as for {@link #DistributedSpillway(Transport, SpillwayConfig,
+     *               RankProtocol)}.
+     * @param protocol the message-logging protocol every transfer goes through, or {@link RankProtocol#NONE}.
+     * @param recorder hears of this rank's local submissions, transfer halves and cuts, and of the protocol's
+     *                 events, from before any of them can happen (a recovery session may open as soon as this
+     *                 runtime exists); null for none. For {@code run --trace-p2f} and the cut checker in tests.
+     */
+    public DistributedSpillway(final Transport transport, final SpillwayConfig config, final RankProtocol protocol,
+        final Recorder recorder)
+    {
         this.transport = transport;
         this.protocol = protocol;
+        this.recorder = recorder;
         if (protocol.active() && !(config.checkpointPolicy() instanceof GlobalCheckpoints))
         {
             throw new IllegalArgumentException("rank " + transport.rank() + ": a message-logging protocol keeps its " +
@@ -123,7 +141,11 @@ public final class DistributedSpillway implements TaskRuntime
         {
             checkpoints.handOver(protocol);
         }
-        this.cuts = new SubmissionCuts(submitLock, local, checkpoints, protocol);
+        if (recorder != null)
+        {
+            protocol.record(recorder);
+        }
+        this.cuts = new SubmissionCuts(submitLock, local, checkpoints, protocol, recorder);
         this.sessions = protocol.active() ? new PeerSessions(transport) : null;
         if (sessions != null)
         {
@@ -508,9 +530,9 @@ public final class DistributedSpillway implements TaskRuntime
                 }
                 handle = task.submit(body);
                 tasksHere++;
-                if (cuts.recorder != null)
+                if (recorder != null)
                 {
-                    cuts.recorder.task(globalIndex, handle.seq());
+                    recorder.task(globalIndex, handle.seq());
                 }
             }
             else
@@ -549,9 +571,9 @@ public final class DistributedSpillway implements TaskRuntime
                 ssn, stamped ? protocol : RankProtocol.NONE, acks, sessions);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }
-        if (half != null && cuts.recorder != null)
+        if (half != null && recorder != null)
         {
-            cuts.recorder.transfer(source == rank, source, target, object.local.tag(), object.version, globalIndex,
+            recorder.transfer(source == rank, source, target, object.local.tag(), object.version, globalIndex,
                 half.seq());
         }
         object.received(target);
@@ -565,19 +587,6 @@ public final class DistributedSpillway implements TaskRuntime
         final Data log = local.data(tag, from.size());
         local.task("log '" + from.tag() + "' v" + object.version + " for rank " + target).read(from).write(log)
             .priority(priority).submit(ctx -> ctx.buffer(log).put(0, ctx.buffer(from), 0, from.size()));
-    }
-
-    /**
-     * From now on {@code r} hears of this rank's local submissions, transfer halves and cuts: for a trace of the
-     * transfers ({@code run --trace-p2f}) and for the cut checker in tests. Call it before submitting.
-     */
-    public void record(final Recorder r)
-    {
-        synchronized (submitLock)
-        {
-            cuts.recorder = r;
-        }
-        protocol.record(r);
     }
 
     /**

@@ -17,8 +17,8 @@ final class SubmissionCuts
     private long nextCut;
     private boolean held;
     private boolean released;
-    /** For the cut checker: null unless a test installed one. */
-    DistributedSpillway.Recorder recorder;
+    /** Null for none. */
+    private final DistributedSpillway.Recorder recorder;
 
     private final RankProtocol protocol;
 
@@ -27,9 +27,10 @@ final class SubmissionCuts
      * @param protocol    told of every cut after the one the run resumed from.
      */
     SubmissionCuts(final Object lock, final Spillway local, final GlobalCheckpoints checkpoints,
-        final RankProtocol protocol)
+        final RankProtocol protocol, final DistributedSpillway.Recorder recorder)
     {
         this.protocol = protocol;
+        this.recorder = recorder;
         this.lock = lock;
         this.local = local;
         this.checkpoints = checkpoints;

@@ -389,12 +389,11 @@ class GlobalCheckpointsTest
         {
             config.checkpoints(store, policy);
         }
-        final DistributedSpillway ds = new DistributedSpillway(transport, config);
+        final CutRecording recording = new CutRecording(rank);
+        final DistributedSpillway ds = new DistributedSpillway(transport, config, RankProtocol.NONE, recording);
         final RankRun run;
         try (ds)
         {
-            final CutRecording recording = new CutRecording(rank);
-            ds.record(recording);
             final Ring ring = new Ring(ds);
             driver.submit(ds, ring, recording);
             if (complete)

@@ -431,12 +431,11 @@ class P2fEngineTest
             .checkpoints(Checkpoints.store(root.resolve("rank-" + rank)).globalCut(restored).open(), policy);
         final Capturing protocol = new Capturing(p2f ? new P2fProtocol(rank, RANKS, PLAN, new P2fOptions(true,
             false), ReplayCopies.in(root.resolve("replays-" + rank))) : RankProtocol.NONE);
-        final DistributedSpillway ds = new DistributedSpillway(transport, config, protocol);
         final RankRun run = new RankRun(rank, restored);
+        final DistributedSpillway ds = new DistributedSpillway(transport, config, protocol, run);
         final long[] digest = {0};
         try (ds)
         {
-            ds.record(run);
             run.baseFrom(protocol.delegate);
             final Data[] tiles = new Data[TILES];
             for (int i = 0; i < TILES; i++)
@@ -602,6 +601,59 @@ class P2fEngineTest
         @Override
         public void cut(final long globalIndex)
         {
+        }
+    }
+
+    /**
+     * Rank 0 opens a recovery session as its runtime starts when a rank was lost before (a rank that ran ahead and
+     * died while rank 0 was still building its runtime): the recorder given to the runtime hears rank 0's report.
+     */
+    @Test
+    void theRecorderHearsTheReportOfASessionOpenedAsTheRuntimeStarts() throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(RANKS, LIMIT))
+        {
+            for (int r = 1; r < RANKS; r++)
+            {
+                fabric.kill(r, "lost before rank 0's runtime started");
+            }
+            final Transport transport = fabric.transport(0);
+            final Path root = dir.resolve("early-loss");
+            final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+            final SpillwayConfig config = Spillway.builder().storeDir(root.resolve("spill-0")).store(StoreKind.DIRECT)
+                .dramBudget(64L * BYTES).workers(1).storeSizing(256, BYTES)
+                .checkpoints(Checkpoints.store(root.resolve("rank-0")).globalCut(Cut.LOCAL).open(), policy);
+            final P2fProtocol protocol = new P2fProtocol(0, RANKS, PLAN, new P2fOptions(true, false),
+                ReplayCopies.in(root.resolve("replays-0")));
+            final CountDownLatch reported = new CountDownLatch(1);
+            try (DistributedSpillway ignored = new DistributedSpillway(transport, config, protocol,
+                new DistributedSpillway.Recorder()
+                {
+                    @Override
+                    public void task(final long globalIndex, final long seq)
+                    {
+                    }
+
+                    @Override
+                    public void transfer(final boolean send, final int source, final int target, final String object,
+                        final int version, final long globalIndex, final long seq)
+                    {
+                    }
+
+                    @Override
+                    public void cut(final long globalIndex)
+                    {
+                    }
+
+                    @Override
+                    public void reported(final long session)
+                    {
+                        reported.countDown();
+                    }
+                }))
+            {
+                awaitLatch(reported, "rank 0's recorder to hear its report for the session its start opened");
+            }
         }
     }
 
