@@ -58,6 +58,12 @@ public final class SpherePlacement
         return new SpherePlacement(List.copyOf(hostOfSlot), slots, shared);
     }
 
+    /** @return N, the logical ranks. */
+    public int ranks()
+    {
+        return slots.length;
+    }
+
     /** @return the slots (physical ranks) of {@code rank}'s replicas, in the order placed. */
     public List<Integer> slotsOf(final int rank)
     {
