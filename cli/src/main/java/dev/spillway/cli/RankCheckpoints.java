@@ -41,10 +41,11 @@ final class RankCheckpoints
         {
             GlobalCheckpoints.forgetRollBack(root, transport.rank());
         }
-        final long restored = rejoined ? GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
+        final long agreed = rejoined ? GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
             GlobalCheckpoints.agreeOnRestore(transport, root);
-        final BuddyCheckpoints buddies = buddy ? BuddyCheckpoints.start(transport, root, restored,
+        final BuddyCheckpoints buddies = buddy ? BuddyCheckpoints.start(transport, root, agreed,
             System.err::println) : null;
+        final long restored = buddies == null ? agreed : buddies.restored();
         final FileCheckpointStore store;
         try
         {

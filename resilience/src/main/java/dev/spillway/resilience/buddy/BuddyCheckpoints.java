@@ -11,14 +11,17 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -27,12 +30,14 @@ import java.util.stream.Stream;
  * {@code DIR/rank-R/} is copied to its buddy, which keeps it on its own disk in {@code DIR/rank-B/buddy-of-R/}, and
  * a global checkpoint counts only once every rank's copy is durable at its buddy. A rank whose directory lost the
  * global checkpoint the job restarts from (its node and disk were lost) fetches the copy back from its buddy before
- * its store opens; the store then verifies every block's checksum as usual. Files travel as two-sided messages of
- * 1 MiB chunks, each with a CRC32C.
+ * its store opens; the store then verifies every block's checksum as usual. When that cut survives for some rank
+ * neither in its directory nor at its buddy, the job resumes from the newest older global cut that every rank holds
+ * ({@link #restored()}). Files travel as two-sided messages of 1 MiB chunks, each with a CRC32C.
  *
  * <pre>{@code
  * long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
  * BuddyCheckpoints buddies = BuddyCheckpoints.start(transport, root, restored, System.err::println);
+ * // open the store and the policy at buddies.restored()
  * globalCheckpoints.copyCommitsTo(buddies);
  * }</pre>
  */
@@ -48,22 +53,24 @@ public final class BuddyCheckpoints implements CommitCopy
 
     private final BuddyShipper shipper;
     private final BuddyKeeper keeper;
+    private final long restored;
     private final String restoredFrom;
     private final double fetchSeconds;
 
-    private BuddyCheckpoints(final BuddyShipper shipper, final BuddyKeeper keeper, final String restoredFrom,
-        final double fetchSeconds)
+    private BuddyCheckpoints(final BuddyShipper shipper, final BuddyKeeper keeper, final long restored,
+        final String restoredFrom, final double fetchSeconds)
     {
         this.shipper = shipper;
         this.keeper = keeper;
+        this.restored = restored;
         this.restoredFrom = restoredFrom;
         this.fetchSeconds = fetchSeconds;
     }
 
     /**
      * A collective, after the ranks agreed on the global cut to restore and before any store opens: places the
-     * buddies, brings back from its buddy the copy of every rank whose own directory lacks that cut, and starts
-     * copying and keeping.
+     * buddies, settles the cut the job resumes from ({@link #restored()}), brings back from its buddy the copy of
+     * every rank whose own directory lacks that cut, and starts copying and keeping.
      *
      * @param root     the job's checkpoint directory, holding {@code rank-R/}.
      * @param restored the global cut's index, or {@link Cut#LOCAL} when the job starts from the beginning.
@@ -81,17 +88,22 @@ public final class BuddyCheckpoints implements CommitCopy
         }
         final int me = transport.rank();
         final Path own = root.resolve("rank-" + me);
-        final String problem = restored == Cut.LOCAL ? null : GenerationFiles.incomplete(own, restored);
-        Files.createDirectories(own);
-        final byte[][] all = Collectives.allGather(transport, BuddyWire.GATHER_TAG, gathered(hostName(), problem),
-            BuddyWire.FIELDS_BYTES);
+        final byte[][] all = Collectives.allGather(transport, BuddyWire.GATHER_TAG, gathered(hostName(),
+            GenerationFiles.completeCuts(own, restored), copiesHeld(own, restored)), BuddyWire.FIELDS_BYTES);
         final List<String> hosts = new ArrayList<>();
-        final List<String> problems = new ArrayList<>();
+        final List<List<Long>> owned = new ArrayList<>();
+        final List<Map<Integer, List<Long>>> copied = new ArrayList<>();
         for (final byte[] bytes : all)
         {
             final ByteBuffer b = ByteBuffer.wrap(bytes);
             hosts.add(BuddyWire.getString(b));
-            problems.add(b.get() == 1 ? BuddyWire.rest(b) : null);
+            owned.add(getCuts(b));
+            final Map<Integer, List<Long>> copies = new HashMap<>();
+            for (int n = b.getInt(); n > 0; n--)
+            {
+                copies.put(b.getInt(), getCuts(b));
+            }
+            copied.add(copies);
         }
         final BuddyPlacement placement = BuddyPlacement.forHosts(hosts);
         final int buddy = placement.buddyOf(me);
@@ -101,16 +113,26 @@ public final class BuddyCheckpoints implements CommitCopy
             log.accept("checkpoint: buddies " + describe(placement));
             placement.warnings().forEach(w -> log.accept("checkpoint: " + w));
         }
+        final long resumed = restored == Cut.LOCAL ? Cut.LOCAL : surviving(restored, owned, copied, placement);
+        if (resumed != restored && me == 0)
+        {
+            log.accept("checkpoint: the global cut at index " + restored + " survives neither in its own " +
+                "directory nor at its buddy for rank(s) " + lacking(restored, owned, copied, placement) + "; every " +
+                "rank holds the older global cut at index " + resumed + ": the job resumes from it");
+        }
+        final String problem = resumed == Cut.LOCAL ? null : GenerationFiles.incomplete(own, resumed);
+        Files.createDirectories(own);
         final Path copy = own.resolve(COPY_PREFIX + partner);
-        if (restored == Cut.LOCAL)
+        if (resumed == Cut.LOCAL)
         {
             deleteCopies(own, log);
         }
         else
         {
-            GenerationFiles.dropAfter(copy, restored, w -> log.accept("checkpoint: " + w));
+            GenerationFiles.dropAfter(copy, resumed, w -> log.accept("checkpoint: " + w));
         }
-        final Thread server = problems.get(partner) == null ? null : serve(transport, partner, copy, restored);
+        final Thread server = resumed == Cut.LOCAL || owned.get(partner).contains(resumed) ? null :
+            serve(transport, partner, copy, resumed);
         // Kept from the start: the partner may commit and send its next generation while this rank still fetches.
         final BuddyKeeper keeper = BuddyKeeper.start(transport, partner, copy);
         final BuddyShipper shipper = new BuddyShipper(transport, buddy, own, log);
@@ -120,7 +142,7 @@ public final class BuddyCheckpoints implements CommitCopy
         {
             if (problem != null)
             {
-                restoredFrom = fetch(transport, buddy, own, restored, problem);
+                restoredFrom = fetch(transport, buddy, own, resumed, problem);
                 log.accept("checkpoint: " + restoredFrom);
             }
         }
@@ -135,11 +157,11 @@ public final class BuddyCheckpoints implements CommitCopy
             join(server);
         }
         final double fetchSeconds = problem == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
-        if (restored != Cut.LOCAL && problems.get(buddy) != null)
+        if (resumed != Cut.LOCAL && !copied.get(buddy).getOrDefault(me, List.of()).contains(resumed))
         {
-            protectAgain(shipper, own, restored, buddy, log);
+            protectAgain(shipper, own, resumed, buddy, log);
         }
-        return new BuddyCheckpoints(shipper, keeper, restoredFrom, fetchSeconds);
+        return new BuddyCheckpoints(shipper, keeper, resumed, restoredFrom, fetchSeconds);
     }
 
     /** Sends the buddy, which lost its copy with its disk, this rank's generation of the cut resumed from. */
@@ -158,6 +180,16 @@ public final class BuddyCheckpoints implements CommitCopy
     public void copy(final Cut cut, final Runnable durable, final Consumer<String> failed)
     {
         shipper.copy(cut, durable, failed);
+    }
+
+    /**
+     * @return the global cut the job resumes from: the one agreed, or the newest older one that every rank holds in
+     *         its own directory or at its buddy when the agreed one survives on neither for some rank;
+     *         {@link Cut#LOCAL} for the beginning.
+     */
+    public long restored()
+    {
+        return restored;
     }
 
     /** @return how this rank's checkpoint came back from its buddy, or null when its own directory had it. */
@@ -209,19 +241,90 @@ public final class BuddyCheckpoints implements CommitCopy
         throw new IllegalStateException("no rank has rank " + rank + " as its buddy: " + describe(placement));
     }
 
-    private static byte[] gathered(final String host, final String problem)
+    /**
+     * @return the newest global cut at or below {@code agreed} that every rank holds whole in its own directory or in
+     *         its buddy's copy; {@code agreed} when there is none (the fetch then fails, naming why).
+     */
+    private static long surviving(final long agreed, final List<List<Long>> owned,
+        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement)
+    {
+        final TreeSet<Long> candidates = new TreeSet<>();
+        owned.forEach(candidates::addAll);
+        copied.forEach(copies -> copies.values().forEach(candidates::addAll));
+        for (final long cut : candidates.descendingSet())
+        {
+            if (lacking(cut, owned, copied, placement).isEmpty())
+            {
+                return cut;
+            }
+        }
+        return agreed;
+    }
+
+    /** @return the ranks that hold {@code cut} neither in their own directory nor at their buddy. */
+    private static List<Integer> lacking(final long cut, final List<List<Long>> owned,
+        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement)
+    {
+        final List<Integer> ranks = new ArrayList<>();
+        for (int r = 0; r < owned.size(); r++)
+        {
+            if (!owned.get(r).contains(cut) &&
+                !copied.get(placement.buddyOf(r)).getOrDefault(r, List.of()).contains(cut))
+            {
+                ranks.add(r);
+            }
+        }
+        return ranks;
+    }
+
+    /** @return per rank this directory holds a copy of, the global cuts at or below {@code atMost} held whole. */
+    private static Map<Integer, List<Long>> copiesHeld(final Path own, final long atMost) throws IOException
+    {
+        final Map<Integer, List<Long>> held = new TreeMap<>();
+        if (!Files.isDirectory(own))
+        {
+            return held;
+        }
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(own, COPY_PREFIX + "*"))
+        {
+            for (final Path copy : copies)
+            {
+                final String rank = copy.getFileName().toString().substring(COPY_PREFIX.length());
+                if (rank.matches("\\d{1,9}"))
+                {
+                    held.put(Integer.parseInt(rank), GenerationFiles.completeCuts(copy, atMost));
+                }
+            }
+        }
+        return held;
+    }
+
+    private static byte[] gathered(final String host, final List<Long> own, final Map<Integer, List<Long>> copies)
     {
         final ByteBuffer b = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES);
         BuddyWire.putString(b, host);
-        b.put((byte) (problem == null ? 0 : 1));
-        if (problem != null)
-        {
-            final byte[] text = problem.getBytes(StandardCharsets.UTF_8);
-            b.put(text, 0, Math.min(text.length, b.remaining()));
-        }
+        putCuts(b, own);
+        b.putInt(copies.size());
+        copies.forEach((rank, cuts) -> putCuts(b.putInt(rank), cuts));
         final byte[] bytes = new byte[b.position()];
         b.flip().get(bytes);
         return bytes;
+    }
+
+    private static void putCuts(final ByteBuffer b, final List<Long> cuts)
+    {
+        b.putInt(cuts.size());
+        cuts.forEach(b::putLong);
+    }
+
+    private static List<Long> getCuts(final ByteBuffer b)
+    {
+        final List<Long> cuts = new ArrayList<>();
+        for (int n = b.getInt(); n > 0; n--)
+        {
+            cuts.add(b.getLong());
+        }
+        return cuts;
     }
 
     private static String hostName()

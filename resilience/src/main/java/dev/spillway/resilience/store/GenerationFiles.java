@@ -1,5 +1,7 @@
 package dev.spillway.resilience.store;
 
+import dev.spillway.checkpoint.Cut;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -63,6 +65,42 @@ public final class GenerationFiles
             }
         }
         return -1;
+    }
+
+    /**
+     * @return the global cuts at or below {@code atMost} whose generation {@code dir} holds whole (see
+     *         {@link #incomplete}), newest first; empty when the directory is missing.
+     */
+    public static List<Long> completeCuts(final Path dir, final long atMost) throws IOException
+    {
+        final TreeSet<Long> cuts = new TreeSet<>();
+        if (Files.isDirectory(dir))
+        {
+            for (final long generation : Generations.scan(dir).manifests())
+            {
+                try
+                {
+                    final long cut = read(dir, generation).cut().globalIndex();
+                    if (cut != Cut.LOCAL && cut <= atMost)
+                    {
+                        cuts.add(cut);
+                    }
+                }
+                catch (final IOException e)
+                {
+                    // A torn or foreign manifest holds no cut.
+                }
+            }
+        }
+        final List<Long> complete = new ArrayList<>();
+        for (final long cut : cuts.descendingSet())
+        {
+            if (incomplete(dir, cut) == null)
+            {
+                complete.add(cut);
+            }
+        }
+        return complete;
     }
 
     /**

@@ -22,10 +22,12 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -156,6 +158,44 @@ class BuddyCopyTest
         }
     }
 
+    /**
+     * Rank 1 loses its directory, and its buddy's copy of the newest global cut (200) is torn: every rank still holds
+     * the cut at 100, locally or at its buddy, so the job resumes from it instead of failing.
+     */
+    @Test
+    void whenTheAgreedCutSurvivesNowhereTheJobResumesFromAnOlderOneEveryRankHolds() throws Exception
+    {
+        final Map<String, byte[]> atFirstCut = Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK));
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, atFirstCut, 0);
+                stores.commitAndCopy(buddies, Map.of("a", bytes(3, BLOCK)), 1);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        deleteTree(root.resolve("rank-1"));
+        final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
+        Files.delete(copy.resolve("gen-1.manifest"));
+        final List<String> log = new CopyOnWriteArrayList<>();
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, 200, log::add))
+            {
+                final BuddyCheckpoints b = f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(100, b.restored(), "the cut resumed from; log: " + log);
+                b.close();
+            }
+        }
+        assertTrue(log.contains("checkpoint: the global cut at index 200 survives neither in its own directory nor " +
+            "at its buddy for rank(s) [1]; every rank holds the older global cut at index 100: the job resumes from " +
+            "it"), log.toString());
+        assertBlocks(atFirstCut, restore(root.resolve("rank-1"), 100), "rank 1's cut at 100, fetched from its buddy");
+        assertBlocks(atFirstCut, restore(root.resolve("rank-0"), 100), "rank 0's own cut at 100");
+    }
+
     @Test
     void aGenerationTheBuddyCannotCompleteIsSentWholeAgain() throws Exception
     {
@@ -230,8 +270,14 @@ class BuddyCopyTest
         return message.put(data).flip().position(1);
     }
 
-    /** Starts {@link BuddyCheckpoints} on every rank at once, as the collective it is. */
     private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored)
+    {
+        return start(fabric, restored, line -> { });
+    }
+
+    /** Starts {@link BuddyCheckpoints} on every rank at once, as the collective it is. */
+    private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored,
+        final Consumer<String> log)
     {
         final List<CompletableFuture<BuddyCheckpoints>> started = new ArrayList<>();
         for (int r = 0; r < fabric.size(); r++)
@@ -241,7 +287,7 @@ class BuddyCopyTest
             {
                 try
                 {
-                    return BuddyCheckpoints.start(transport, root, restored, line -> { });
+                    return BuddyCheckpoints.start(transport, root, restored, log);
                 }
                 catch (final IOException e)
                 {
