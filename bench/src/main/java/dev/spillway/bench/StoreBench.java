@@ -1,5 +1,6 @@
 package dev.spillway.bench;
 
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.Store;
 import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
@@ -26,7 +27,6 @@ import java.nio.file.Path;
 public class StoreBench extends SpillwayBenchmark
 {
     private static final int BLOCK = 4 << 20;
-    private static final int ALIGNMENT = 4096;
 
     /** The store implementation. */
     @Param("DIRECT")
@@ -44,8 +44,8 @@ public class StoreBench extends SpillwayBenchmark
     {
         dir = Files.createTempDirectory("spillway-jmh-");
         store = Stores.open(kind, new StoreSettings(dir, 1L << 30, BLOCK, 64));
-        src = ByteBuffer.allocateDirect(BLOCK + ALIGNMENT).alignedSlice(ALIGNMENT).limit(BLOCK);
-        dst = ByteBuffer.allocateDirect(BLOCK + ALIGNMENT).alignedSlice(ALIGNMENT).limit(BLOCK);
+        src = DirectIo.alignedBuffer(BLOCK);
+        dst = DirectIo.alignedBuffer(BLOCK);
         for (int i = 0; i < BLOCK; i += Long.BYTES)
         {
             src.putLong(i, i * 0x9E3779B97F4A7C15L);

@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.cli.report.RunFacts;
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.StoreKind;
 import dev.spillway.io.StoreSettings;
 import dev.spillway.memory.ByteUnits;
@@ -85,7 +86,7 @@ final class IoBench implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        require(block > 0 && block % IoWorkloads.ALIGNMENT == 0 && block <= 1 << 30,
+        require(block > 0 && block % DirectIo.ALIGNMENT == 0 && block <= 1 << 30,
             "--block must be a positive multiple of 4k, at most 1g; got " + block);
         require(size >= block && size % block == 0, "--size must be a positive multiple of --block (" +
             ByteUnits.format(block) + "); got " + size);

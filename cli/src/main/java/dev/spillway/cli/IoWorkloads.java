@@ -22,8 +22,6 @@ import java.util.Locale;
  */
 final class IoWorkloads
 {
-    /** Alignment of buffers and of the raw file's offsets and lengths. */
-    static final int ALIGNMENT = 4096;
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
     private final Path dir;
@@ -64,7 +62,7 @@ final class IoWorkloads
 
     private static ByteBuffer aligned(final int bytes)
     {
-        return ByteBuffer.allocateDirect(bytes + ALIGNMENT).alignedSlice(ALIGNMENT).limit(bytes).order(
+        return DirectIo.alignedBuffer(bytes).order(
             ByteOrder.nativeOrder());
     }
 

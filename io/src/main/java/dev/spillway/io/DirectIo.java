@@ -1,6 +1,7 @@
 package dev.spillway.io;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
@@ -9,7 +10,7 @@ import java.nio.file.StandardOpenOption;
 
 import static java.lang.System.Logger.Level.WARNING;
 
-/** Whether a directory's file system takes {@code O_DIRECT}. */
+/** Whether a directory's file system takes {@code O_DIRECT}, and the alignment it asks of buffers, offsets and lengths. */
 public final class DirectIo
 {
     private static final System.Logger LOG = System.getLogger(DirectIo.class.getName());
@@ -19,6 +20,9 @@ public final class DirectIo
      * internal API on newer JDKs, and the library compiles without warnings. Null where the JDK lacks it.
      */
     public static final OpenOption DIRECT = lookUpDirect();
+
+    /** {@code O_DIRECT} buffers, file offsets and lengths are multiples of this. */
+    public static final int ALIGNMENT = 4096;
 
     private DirectIo()
     {
@@ -57,6 +61,18 @@ public final class DirectIo
                 LOG.log(WARNING, "spillway: cannot delete " + probe + ": " + e);
             }
         }
+    }
+
+    /** @return {@code value} rounded up to a multiple of {@link #ALIGNMENT}. */
+    public static long alignUp(final long value)
+    {
+        return (value + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    /** @return a direct buffer whose address is a multiple of {@link #ALIGNMENT}, with {@code capacity} bytes. */
+    public static ByteBuffer alignedBuffer(final int capacity)
+    {
+        return ByteBuffer.allocateDirect(capacity + ALIGNMENT).alignedSlice(ALIGNMENT).limit(capacity).slice();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -13,15 +13,11 @@ import java.util.Arrays;
  * Chunks of a copy read and written with {@code O_DIRECT}, as the store writes its own blocks: the copy then costs
  * no page-cache copy and no page cache charged to the rank's memory cgroup (with buffered IO it ran at a third of
  * the speed beside out-of-core LU). A file is read and written through one aligned staging buffer, its last chunk
- * padded to {@link #ALIGNMENT} on write and the file cut to its size before it is forced.
+ * padded to {@link DirectIo#ALIGNMENT} on write and the file cut to its size before it is forced.
  */
 final class DirectChunks
 {
-    /** Alignment of {@code O_DIRECT} buffers, offsets and lengths. */
-    static final int ALIGNMENT = 4096;
-
-    private final ByteBuffer staging = ByteBuffer.allocateDirect(BuddyWire.CHUNK_BYTES + ALIGNMENT)
-        .alignedSlice(ALIGNMENT);
+    private final ByteBuffer staging = DirectIo.alignedBuffer(BuddyWire.CHUNK_BYTES);
     private final String fallback;
     private Boolean direct;
 
@@ -55,7 +51,7 @@ final class DirectChunks
 
     /**
      * Reads {@code dst.remaining()} bytes (at most a chunk) of {@code channel} from {@code offset}, a multiple of
-     * {@link #ALIGNMENT}.
+     * {@link DirectIo#ALIGNMENT}.
      *
      * @return false when the file ends first.
      */
@@ -73,7 +69,7 @@ final class DirectChunks
             return true;
         }
         final int length = dst.remaining();
-        staging.clear().limit(alignUp(length));
+        staging.clear().limit((int)DirectIo.alignUp(length));
         while (staging.position() < length)
         {
             if (channel.read(staging, offset + staging.position()) < 0)
@@ -85,14 +81,14 @@ final class DirectChunks
         return true;
     }
 
-    /** Writes {@code src}'s remaining bytes (at most a chunk) at {@code offset}, a multiple of {@link #ALIGNMENT}. */
+    /** Writes {@code src}'s remaining bytes (at most a chunk) at {@code offset}, a multiple of {@link DirectIo#ALIGNMENT}. */
     void write(final FileChannel channel, final long offset, final ByteBuffer src) throws IOException
     {
         final ByteBuffer out;
         if (direct())
         {
             final int length = src.remaining();
-            out = staging.clear().put(src).position(0).limit(alignUp(length));
+            out = staging.clear().put(src).position(0).limit((int)DirectIo.alignUp(length));
         }
         else
         {
@@ -112,10 +108,5 @@ final class DirectChunks
         {
             channel.truncate(size);
         }
-    }
-
-    private static int alignUp(final int length)
-    {
-        return (length + ALIGNMENT - 1) & -ALIGNMENT;
     }
 }

@@ -13,13 +13,11 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The {@code blocks-N.dat} of one generation, written sequentially: each block at an offset aligned to
- * {@link #ALIGNMENT}. With direct IO, {@code alignUp(length)} bytes are written from the caller's buffer when it is
+ * {@link DirectIo#ALIGNMENT}. With direct IO, {@code alignUp(length)} bytes are written from the caller's buffer when it is
  * aligned (the engine's are), else through an aligned staging copy.
  */
 final class BlockFile implements Closeable
 {
-    /** Block offsets, and direct IO transfers, are multiples of this. */
-    static final int ALIGNMENT = 4096;
     private static final String NO_SPACE = "No space left on device";
 
     private final Path path;
@@ -48,12 +46,6 @@ final class BlockFile implements Closeable
         return new BlockFile(path, generation, channel, direct);
     }
 
-    /** @return {@code value} rounded up to a multiple of {@link #ALIGNMENT}. */
-    static long alignUp(final long value)
-    {
-        return (value + ALIGNMENT - 1) & -ALIGNMENT;
-    }
-
     /**
      * Appends {@code src}'s bytes from position to limit; {@code src} is left unchanged.
      *
@@ -64,7 +56,7 @@ final class BlockFile implements Closeable
     {
         final long offset = position;
         final int length = src.remaining();
-        final int aligned = (int)alignUp(length);
+        final int aligned = (int)DirectIo.alignUp(length);
         final ByteBuffer out = direct ? directView(src, length, aligned) : src.duplicate();
         final int start = out.position();
         try
@@ -108,13 +100,13 @@ final class BlockFile implements Closeable
     private ByteBuffer directView(final ByteBuffer src, final int length, final int aligned)
     {
         final int from = src.position();
-        if (src.isDirect() && src.alignmentOffset(from, ALIGNMENT) == 0 && src.capacity() - from >= aligned)
+        if (src.isDirect() && src.alignmentOffset(from, DirectIo.ALIGNMENT) == 0 && src.capacity() - from >= aligned)
         {
             return src.duplicate().limit(from + aligned).position(from);
         }
         if (staging == null || staging.capacity() < aligned)
         {
-            staging = ByteBuffer.allocateDirect(aligned + ALIGNMENT).alignedSlice(ALIGNMENT);
+            staging = DirectIo.alignedBuffer(aligned);
         }
         staging.clear();
         staging.put(src.duplicate());

@@ -1,6 +1,7 @@
 package dev.spillway.resilience.store;
 
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.DirectIo;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -162,7 +163,7 @@ final class ManifestCodec
     private static void check(final String file, final Cut cut, final ManifestEntry entry)
         throws ManifestCorruptedException
     {
-        if (entry.length() < 0 || entry.offset() < 0 || entry.offset() % BlockFile.ALIGNMENT != 0 ||
+        if (entry.length() < 0 || entry.offset() < 0 || entry.offset() % DirectIo.ALIGNMENT != 0 ||
             entry.fileGeneration() < 0 || entry.fileGeneration() > cut.generation())
         {
             throw new ManifestCorruptedException("manifest " + file + " has an impossible entry " + entry);

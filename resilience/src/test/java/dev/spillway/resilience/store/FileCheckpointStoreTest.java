@@ -3,6 +3,7 @@ package dev.spillway.resilience.store;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
+import dev.spillway.io.DirectIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -141,7 +142,7 @@ class FileCheckpointStoreTest
             assertEquals(0, second.entries().get("a").fileGeneration(), "a is referenced, not copied");
             assertEquals(1, second.entries().get("b").fileGeneration());
             final long written = Files.size(Generations.blocks(dir, 1));
-            assertTrue(written >= 100 && written <= BlockFile.ALIGNMENT, "only b was written: " + written);
+            assertTrue(written >= 100 && written <= DirectIo.ALIGNMENT, "only b was written: " + written);
         }
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
         {

@@ -3,6 +3,7 @@ package dev.spillway.resilience.store;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
+import dev.spillway.io.DirectIo;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,9 +28,7 @@ final class Fixture
     /** @return a direct, page-aligned buffer holding {@code bytes}, capacity rounded up to a page. */
     static ByteBuffer aligned(final byte[] bytes)
     {
-        final int capacity = (int)BlockFile.alignUp(Math.max(bytes.length, 1));
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(capacity + BlockFile.ALIGNMENT)
-            .alignedSlice(BlockFile.ALIGNMENT);
+        final ByteBuffer buffer = DirectIo.alignedBuffer((int)DirectIo.alignUp(Math.max(bytes.length, 1)));
         buffer.put(bytes).flip();
         return buffer;
     }
