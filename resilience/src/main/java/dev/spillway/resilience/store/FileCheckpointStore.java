@@ -239,25 +239,6 @@ public final class FileCheckpointStore implements CheckpointStore
         progress.close();
     }
 
-    /**
-     * From the IO thread, like the commits.
-     *
-     * @return the digest of the kept generation of global cut {@code globalIndex}, for comparing replicas.
-     * @throws IllegalArgumentException when no kept generation records that cut; the message names those kept.
-     */
-    public GenerationDigest digest(final long globalIndex)
-    {
-        for (final Manifest m : kept)
-        {
-            if (m.cut().globalIndex() == globalIndex)
-            {
-                return GenerationDigest.of(m);
-            }
-        }
-        throw new IllegalArgumentException(this + " keeps no generation of global cut " + globalIndex + "; it keeps " +
-            kept.stream().map(m -> "generation " + m.generation() + " (cut " + m.cut().globalIndex() + ")").toList());
-    }
-
     @Override
     public String toString()
     {

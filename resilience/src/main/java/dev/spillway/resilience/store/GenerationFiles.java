@@ -68,6 +68,21 @@ public final class GenerationFiles
     }
 
     /**
+     * @return the digest of the generation of {@code dir} that records the global cut at {@code globalIndex}, for
+     *         comparing replicas or runs; read from its manifest alone.
+     * @throws IOException naming the cut and the directory when no verified manifest records it.
+     */
+    public static GenerationDigest digest(final Path dir, final long globalIndex) throws IOException
+    {
+        final long generation = ofGlobalCut(dir, globalIndex);
+        if (generation < 0)
+        {
+            throw new IOException(dir + " has no verified manifest of the cut at global index " + globalIndex);
+        }
+        return GenerationDigest.of(read(dir, generation));
+    }
+
+    /**
      * @return the global cuts at or below {@code atMost} whose generation {@code dir} holds whole (see
      *         {@link #incomplete}), newest first; empty when the directory is missing.
      */
