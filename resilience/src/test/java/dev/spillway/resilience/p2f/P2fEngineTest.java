@@ -12,6 +12,7 @@ import dev.spillway.ranks.RankProtocol;
 import dev.spillway.rdma.InProcessFabric;
 import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.RingSweeps;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -476,43 +477,11 @@ class P2fEngineTest
         return run;
     }
 
-    /** Fills the tiles, sweeps them in place (each tile from its ring neighbours), then digests them on rank 0. */
+    /** The ring sweeps ({@link RingSweeps}), then a digest of the tiles on rank 0. */
     private static void submit(final DistributedSpillway ds, final Data[] tiles, final int sweeps,
         final long[] digest, final Consumer<String> hook)
     {
-        for (int i = 0; i < TILES; i++)
-        {
-            final int tile = i;
-            ds.task("fill " + i).write(tiles[i]).submit(ctx ->
-            {
-                final ByteBuffer b = ctx.buffer(tiles[tile]);
-                for (int k = 0; k < BYTES; k += 8)
-                {
-                    b.putLong(k, tile * 1_000_003L + k);
-                }
-            });
-        }
-        for (int s = 0; s < sweeps; s++)
-        {
-            for (int i = 0; i < TILES; i++)
-            {
-                final Data me = tiles[i];
-                final Data left = tiles[(i + TILES - 1) % TILES];
-                final Data right = tiles[(i + 1) % TILES];
-                final String name = "update " + i + " sweep " + s;
-                ds.task(name).readWrite(me).read(left, right).submit(ctx ->
-                {
-                    hook.accept(name);
-                    final ByteBuffer m = ctx.buffer(me);
-                    final ByteBuffer l = ctx.buffer(left);
-                    final ByteBuffer r = ctx.buffer(right);
-                    for (int k = 0; k < BYTES; k += 8)
-                    {
-                        m.putLong(k, m.getLong(k) * 31 + (l.getLong(k) ^ Long.rotateLeft(r.getLong(k), 7)));
-                    }
-                });
-            }
-        }
+        RingSweeps.submit(ds, tiles, BYTES, sweeps, hook, (name, tile) -> { });
         if (sweeps == SWEEPS)
         {
             ds.task("digest").read(tiles).submit(ctx ->

@@ -10,12 +10,12 @@ import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.rdma.InProcessFabric;
 import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.RingSweeps;
 import dev.spillway.resilience.store.GenerationDigest;
 import dev.spillway.resilience.store.GenerationFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,8 +44,8 @@ class RunDigestsTest
     private static final int SWEEPS = 6;
     private static final int EVERY = 8;
     private static final Duration LIMIT = Duration.ofSeconds(300);
-    /** Global index of "update 3 sweep 2": after 8 fills and two sweeps of 8 updates. */
-    private static final long FLIPPED_AT = TILES + 2L * TILES + 3;
+    private static final String FLIPPED = "update 3 sweep 2";
+    private static final long FLIPPED_AT = TILES * (2L + 1) + 3;
 
     @TempDir
     Path dir;
@@ -170,42 +170,13 @@ class RunDigestsTest
             {
                 tiles[i] = ds.data("tile " + i, BYTES, i * RANKS / TILES);
             }
-            for (int i = 0; i < TILES; i++)
+            RingSweeps.submit(ds, tiles, BYTES, SWEEPS, name -> { }, (name, tile) ->
             {
-                final int tile = i;
-                ds.task("fill " + i).write(tiles[i]).submit(ctx ->
+                if (flip && name.equals(FLIPPED))
                 {
-                    final ByteBuffer b = ctx.buffer(tiles[tile]);
-                    for (int k = 0; k < BYTES; k += 8)
-                    {
-                        b.putLong(k, tile * 1_000_003L + k);
-                    }
-                });
-            }
-            for (int s = 0; s < SWEEPS; s++)
-            {
-                for (int i = 0; i < TILES; i++)
-                {
-                    final Data me = tiles[i];
-                    final Data left = tiles[(i + TILES - 1) % TILES];
-                    final Data right = tiles[(i + 1) % TILES];
-                    final boolean corrupt = flip && s == 2 && i == 3;
-                    ds.task("update " + i + " sweep " + s).readWrite(me).read(left, right).submit(ctx ->
-                    {
-                        final ByteBuffer m = ctx.buffer(me);
-                        final ByteBuffer l = ctx.buffer(left);
-                        final ByteBuffer r = ctx.buffer(right);
-                        for (int k = 0; k < BYTES; k += 8)
-                        {
-                            m.putLong(k, m.getLong(k) * 31 + (l.getLong(k) ^ Long.rotateLeft(r.getLong(k), 7)));
-                        }
-                        if (corrupt)
-                        {
-                            m.put(1234, (byte)(m.get(1234) ^ 0x10));
-                        }
-                    });
+                    tile.put(1234, (byte)(tile.get(1234) ^ 0x10));
                 }
-            }
+            });
             ds.awaitAll();
             return ds.local().stats().nvmBytesRead();
         }
