@@ -98,17 +98,8 @@ class BuddyCopyTest
     {
         final Map<String, byte[]> blocks = new TreeMap<>(Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK)));
         final Map<String, byte[]> atCut = new TreeMap<>(blocks);
-        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
-        {
-            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
-            try (Stores stores = new Stores())
-            {
-                stores.commitAndCopy(buddies, blocks, 0);
-                // Durable at the buddy, but never globally committed: the job restarts from the cut at 100.
-                stores.commitAndCopy(buddies, Map.of("a", bytes(3, BLOCK)), 1);
-            }
-            buddies.forEach(BuddyCheckpoints::close);
-        }
+        // The cut at 200 is durable at the buddy, but never globally committed: the job restarts from the one at 100.
+        twoCopiedCuts(blocks, Map.of("a", bytes(3, BLOCK)));
         final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
         try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
         {
@@ -166,16 +157,7 @@ class BuddyCopyTest
     void whenTheAgreedCutSurvivesNowhereTheJobResumesFromAnOlderOneEveryRankHolds() throws Exception
     {
         final Map<String, byte[]> atFirstCut = Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK));
-        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
-        {
-            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
-            try (Stores stores = new Stores())
-            {
-                stores.commitAndCopy(buddies, atFirstCut, 0);
-                stores.commitAndCopy(buddies, Map.of("a", bytes(3, BLOCK)), 1);
-            }
-            buddies.forEach(BuddyCheckpoints::close);
-        }
+        twoCopiedCuts(atFirstCut, Map.of("a", bytes(3, BLOCK)));
         deleteTree(root.resolve("rank-1"));
         final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
         Files.delete(copy.resolve("gen-1.manifest"));
@@ -268,6 +250,24 @@ class BuddyCopyTest
         final ByteBuffer message = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES + length);
         BuddyWire.chunkFields(message, 3, name, file.length, offset, BuddyWire.crc(data));
         return message.put(data).flip().position(1);
+    }
+
+    /**
+     * A job from the beginning commits {@code first} (version 0) at the cut at 100, then {@code second} (version 1)
+     * at the cut at 200, every generation copied to the buddy.
+     */
+    private void twoCopiedCuts(final Map<String, byte[]> first, final Map<String, byte[]> second) throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, first, 0);
+                stores.commitAndCopy(buddies, second, 1);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
     }
 
     private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored)
