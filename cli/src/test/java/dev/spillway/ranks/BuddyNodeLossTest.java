@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * disk lost with it ({@code launch --lose-disks} deletes its checkpoint directory before the relaunch, so a restore
  * cannot read what a real node loss destroys), comes back from its buddy's copy with a bit-identical result. The
  * buddy killed alone restores the same way; a rank and its buddy lost together end in "no surviving copy", never in a
- * wrong result; a flipped bit in the buddy's copy is caught by the checksums, and reaches the result with them off.
+ * wrong result; a flipped bit in every block of the buddy's copies is caught by the checksums as each is fetched (so
+ * no older cut is left either), and reaches the result with them off.
  * The buddy's own directory is deleted with it when it is the victim, so that it restores from its partner.
  */
 @Tag("process")
@@ -121,11 +122,10 @@ class BuddyNodeLossTest
             null);
         assertNotEquals(0, run.exit, "the corrupt copy was restored:\n" + run.child.output());
         final String err = run.child.stderr();
-        assertTrue(err.contains("[rank 1] checkpoint: rank 1's own directory lacks the global cut") &&
-            err.contains("fetched generation"), "rank 1 fetches the (flipped) copy:\n" + run.child.output());
-        assertTrue(err.contains("no verified generation of the job's global checkpoint") &&
-            err.contains("failed its checksum"), "rank 1's restore must reject the fetched copy, naming the " +
-            "checksum:\n" + run.child.output());
+        assertTrue(err.contains("no surviving copy of rank 1's checkpoint of the global cut") &&
+            err.contains("its copy, fetched, failed verification") && err.contains("failed its checksum"),
+            "rank 1 must verify every (flipped) copy it fetches and reject it, naming the checksum:\n" +
+            run.child.output());
         assertFalse(Files.exists(run.jsonFile), "a job whose copy was corrupt wrote a result:\n" +
             run.child.output());
     }

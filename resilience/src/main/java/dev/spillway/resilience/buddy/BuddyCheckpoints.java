@@ -5,6 +5,7 @@ import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
 import dev.spillway.ranks.CommitCopy;
+import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
@@ -17,9 +18,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -30,9 +33,10 @@ import java.util.stream.Stream;
  * {@code DIR/rank-R/} is copied to its buddy, which keeps it on its own disk in {@code DIR/rank-B/buddy-of-R/}, and
  * a global checkpoint counts only once every rank's copy is durable at its buddy. A rank whose directory lost the
  * global checkpoint the job restarts from (its node and disk were lost) fetches the copy back from its buddy before
- * its store opens; the store then verifies every block's checksum as usual. When that cut survives for some rank
- * neither in its directory nor at its buddy, the job resumes from the newest older global cut that every rank holds
- * ({@link #restored()}). Files travel as two-sided messages of 1 MiB chunks, each with a CRC32C.
+ * its store opens, and verifies every block of it. When that cut survives for some rank neither in its directory nor
+ * at its buddy, or a fetched copy fails verification, the job resumes from the newest older global cut that every
+ * rank holds and none rejected ({@link #restored()}). Files travel as two-sided messages of 1 MiB chunks, each with a
+ * CRC32C.
  *
  * <pre>{@code
  * long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
@@ -50,6 +54,8 @@ public final class BuddyCheckpoints implements CommitCopy
     public static final int KEPT = 3;
 
     private static final String COPY_PREFIX = "buddy-of-";
+    /** No global cut survives on every rank. */
+    private static final long NONE = Long.MIN_VALUE;
 
     private final BuddyShipper shipper;
     private final BuddyKeeper keeper;
@@ -113,50 +119,112 @@ public final class BuddyCheckpoints implements CommitCopy
             log.accept("checkpoint: buddies " + describe(placement));
             placement.warnings().forEach(w -> log.accept("checkpoint: " + w));
         }
-        final long resumed = restored == Cut.LOCAL ? Cut.LOCAL : surviving(restored, owned, copied, placement);
-        if (resumed != restored && me == 0)
-        {
-            log.accept("checkpoint: the global cut at index " + restored + " survives neither in its own " +
-                "directory nor at its buddy for rank(s) " + lacking(restored, owned, copied, placement) + "; every " +
-                "rank holds the older global cut at index " + resumed + ": the job resumes from it");
-        }
-        final String problem = resumed == Cut.LOCAL ? null : GenerationFiles.incomplete(own, resumed);
-        Files.createDirectories(own);
         final Path copy = own.resolve(COPY_PREFIX + partner);
-        if (resumed == Cut.LOCAL)
-        {
-            deleteCopies(own, log);
-        }
-        else
-        {
-            GenerationFiles.dropAfter(copy, resumed, w -> log.accept("checkpoint: " + w));
-        }
-        final Thread server = resumed == Cut.LOCAL || owned.get(partner).contains(resumed) ? null :
-            serve(transport, partner, copy, resumed);
-        // Kept from the start: the partner may commit and send its next generation while this rank still fetches.
-        final BuddyKeeper keeper = BuddyKeeper.start(transport, partner, copy);
-        final BuddyShipper shipper = new BuddyShipper(transport, buddy, own, log);
+        final boolean checksums = !"false".equals(System.getProperty(Checkpoints.VERIFY_PROPERTY));
+        final Map<Integer, Set<Long>> rejected = new HashMap<>();
+        final List<String> failures = new ArrayList<>();
+        BuddyKeeper keeper = null;
+        BuddyShipper shipper = null;
         String restoredFrom = null;
         final long fetchStart = System.nanoTime();
+        long resumed = restored;
         try
         {
-            if (problem != null)
+            for (int round = 0; ; round++)
             {
-                restoredFrom = fetch(transport, buddy, own, resumed, problem);
-                log.accept("checkpoint: " + restoredFrom);
+                final long found = restored == Cut.LOCAL ? Cut.LOCAL : surviving(owned, copied, placement, rejected);
+                if (found == NONE && round > 0)
+                {
+                    if (!failures.isEmpty())
+                    {
+                        throw new IOException(String.join("; then ", failures) + "; the job cannot resume: " +
+                            "remove " + root + " to run it again from the beginning");
+                    }
+                    break;
+                }
+                if (me == 0 && found != NONE && found != resumed)
+                {
+                    log.accept("checkpoint: the global cut at index " + resumed + (rejected.isEmpty() ?
+                        " survives neither in its own directory nor at its buddy for rank(s) " +
+                        lacking(resumed, owned, copied, placement, rejected) : " failed verification on rank(s) " +
+                        new TreeSet<>(rejected.keySet())) + "; every rank holds the older global cut at index " +
+                        found + ": the job resumes from it");
+                }
+                resumed = found == NONE ? restored : found;
+                final String problem = resumed == Cut.LOCAL ? null : GenerationFiles.incomplete(own, resumed);
+                Files.createDirectories(own);
+                if (resumed == Cut.LOCAL)
+                {
+                    deleteCopies(own, log);
+                }
+                else
+                {
+                    GenerationFiles.dropAfter(copy, resumed, w -> log.accept("checkpoint: " + w));
+                }
+                if (keeper == null)
+                {
+                    keeper = BuddyKeeper.start(transport, partner, copy);
+                    shipper = new BuddyShipper(transport, buddy, own, log);
+                }
+                final Thread server = resumed == Cut.LOCAL || owned.get(partner).contains(resumed) ? null :
+                    serve(transport, partner, copy, resumed);
+                String failure = null;
+                try
+                {
+                    if (problem != null)
+                    {
+                        restoredFrom = fetch(transport, buddy, own, resumed, problem);
+                        failure = checksums ? GenerationFiles.unverified(own, resumed, true) : null;
+                        if (failure != null)
+                        {
+                            failure = lost(me, resumed, problem, buddy) + "its copy, fetched, failed verification: " +
+                                failure;
+                        }
+                    }
+                }
+                catch (final IOException e)
+                {
+                    failure = e.getMessage();
+                }
+                finally
+                {
+                    join(server);
+                }
+                if (failure != null)
+                {
+                    failures.add(failure);
+                }
+                final byte[][] verdicts = Collectives.allGather(transport, BuddyWire.VERIFY_TAG,
+                    new byte[] {(byte)(failure == null ? 0 : 1)}, 1);
+                boolean allRestored = true;
+                for (int r = 0; r < verdicts.length; r++)
+                {
+                    if (verdicts[r][0] != 0)
+                    {
+                        rejected.computeIfAbsent(r, k -> new HashSet<>()).add(resumed);
+                        allRestored = false;
+                    }
+                }
+                if (allRestored)
+                {
+                    if (restoredFrom != null)
+                    {
+                        log.accept("checkpoint: " + restoredFrom);
+                    }
+                    break;
+                }
             }
         }
         catch (final IOException | RuntimeException e)
         {
-            shipper.close();
-            keeper.close();
+            if (keeper != null)
+            {
+                shipper.close();
+                keeper.close();
+            }
             throw e;
         }
-        finally
-        {
-            join(server);
-        }
-        final double fetchSeconds = problem == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
+        final double fetchSeconds = restoredFrom == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
         if (resumed != Cut.LOCAL && !copied.get(buddy).getOrDefault(me, List.of()).contains(resumed))
         {
             protectAgain(shipper, own, resumed, buddy, log);
@@ -242,33 +310,34 @@ public final class BuddyCheckpoints implements CommitCopy
     }
 
     /**
-     * @return the newest global cut at or below {@code agreed} that every rank holds whole in its own directory or in
-     *         its buddy's copy; {@code agreed} when there is none (the fetch then fails, naming why).
+     * @return the newest global cut that every rank holds whole in its own directory or in its buddy's copy, and
+     *         has not rejected; {@link #NONE} when there is none.
      */
-    private static long surviving(final long agreed, final List<List<Long>> owned,
-        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement)
+    private static long surviving(final List<List<Long>> owned, final List<Map<Integer, List<Long>>> copied,
+        final BuddyPlacement placement, final Map<Integer, Set<Long>> rejected)
     {
         final TreeSet<Long> candidates = new TreeSet<>();
         owned.forEach(candidates::addAll);
         copied.forEach(copies -> copies.values().forEach(candidates::addAll));
         for (final long cut : candidates.descendingSet())
         {
-            if (lacking(cut, owned, copied, placement).isEmpty())
+            if (lacking(cut, owned, copied, placement, rejected).isEmpty())
             {
                 return cut;
             }
         }
-        return agreed;
+        return NONE;
     }
 
-    /** @return the ranks that hold {@code cut} neither in their own directory nor at their buddy. */
+    /** @return the ranks that hold {@code cut} neither in their own directory nor at their buddy, or rejected it. */
     private static List<Integer> lacking(final long cut, final List<List<Long>> owned,
-        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement)
+        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement,
+        final Map<Integer, Set<Long>> rejected)
     {
         final List<Integer> ranks = new ArrayList<>();
         for (int r = 0; r < owned.size(); r++)
         {
-            if (!owned.get(r).contains(cut) &&
+            if (rejected.getOrDefault(r, Set.of()).contains(cut) || !owned.get(r).contains(cut) &&
                 !copied.get(placement.buddyOf(r)).getOrDefault(r, List.of()).contains(cut))
             {
                 ranks.add(r);
@@ -399,10 +468,7 @@ public final class BuddyCheckpoints implements CommitCopy
     private static String fetch(final Transport transport, final int buddy, final Path own, final long restored,
         final String problem) throws IOException
     {
-        final String lost = "no surviving copy of rank " + transport.rank() + "'s checkpoint of the global cut at " +
-            "index " + restored + ": its own directory: " + problem + "; its buddy rank " + buddy + ": ";
-        final String fallback = "; the job cannot resume from this checkpoint: remove " + own.getParent() +
-            " to run it again from the beginning";
+        final String lost = lost(transport.rank(), restored, problem, buddy);
         final long start = System.nanoTime();
         final IncomingFiles files = new IncomingFiles(own);
         final ByteBuffer message = BuddyWire.messageBuffer();
@@ -449,7 +515,14 @@ public final class BuddyCheckpoints implements CommitCopy
         {
             why += " (and its partial files could not be removed: " + e.getMessage() + ")";
         }
-        throw new IOException(lost + why + fallback);
+        throw new IOException(lost + why);
+    }
+
+    /** @return the start of the reason rank {@code rank} has no copy of the cut at {@code cut}: what each place lacks. */
+    private static String lost(final int rank, final long cut, final String problem, final int buddy)
+    {
+        return "no surviving copy of rank " + rank + "'s checkpoint of the global cut at index " + cut + ": its own " +
+            "directory: " + problem + "; its buddy rank " + buddy + ": ";
     }
 
     private static void join(final Thread thread)

@@ -33,6 +33,8 @@ final class BuddyWire
     static final int FETCH_TAG = DistributedSpillway.FIRST_DATA_TAG - 15;
     /** The hosts of the ranks and which ranks need their copy back, gathered as a job starts. */
     static final int GATHER_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
+    /** Whether each rank restored the cut of a round of the restore, gathered after each round. */
+    static final int VERIFY_TAG = DistributedSpillway.FIRST_DATA_TAG - 17;
 
     static final byte CHUNK = 1;
     static final byte END = 2;

@@ -1,6 +1,7 @@
 package dev.spillway.resilience.store;
 
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.BlockCorruptedException;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -153,6 +154,36 @@ public final class GenerationFiles
                 return "generation " + generation + "'s block '" + entry.tag() + "' ends at byte " +
                     (entry.offset() + entry.length()) + " of " + blocks.getFileName() + ", which has " + size;
             }
+        }
+        return null;
+    }
+
+    /**
+     * Reads every block of the generation of the global cut at {@code globalIndex} in {@code dir} and checks it
+     * against its manifest, as a restore does.
+     *
+     * @param checksums whether to compare checksums (off only for the test-only negative control).
+     * @return null when it verifies, else why not, naming the block.
+     */
+    public static String unverified(final Path dir, final long globalIndex, final boolean checksums)
+        throws IOException
+    {
+        final String incomplete = incomplete(dir, globalIndex);
+        if (incomplete != null)
+        {
+            return incomplete;
+        }
+        final long generation = ofGlobalCut(dir, globalIndex);
+        try (BlockReader reader = new BlockReader(dir, checksums))
+        {
+            for (final ManifestEntry entry : read(dir, generation).entries().values())
+            {
+                reader.verify(generation, entry);
+            }
+        }
+        catch (final BlockCorruptedException e)
+        {
+            return e.getMessage();
         }
         return null;
     }

@@ -178,6 +178,56 @@ class BuddyCopyTest
         assertBlocks(atFirstCut, restore(root.resolve("rank-0"), 100), "rank 0's own cut at 100");
     }
 
+    /**
+     * Rank 1 loses its directory, and a bit flips in the blocks file only its buddy's copy of the cut at 200 uses: the
+     * fetched copy fails verification, and the job resumes from the cut at 100. With the older blocks flipped too, no
+     * cut is left: rank 1 stops naming both failures.
+     */
+    @Test
+    void aFetchedCopyThatFailsVerificationSendsTheJobToAnOlderCut() throws Exception
+    {
+        final Map<String, byte[]> atFirstCut = Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK));
+        twoCopiedCuts(atFirstCut, Map.of("a", bytes(3, BLOCK)));
+        deleteTree(root.resolve("rank-1"));
+        final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
+        flipByte(copy.resolve("blocks-1.dat"), 100);
+        final List<String> log = new CopyOnWriteArrayList<>();
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, 200, log::add))
+            {
+                final BuddyCheckpoints b = f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(100, b.restored(), "the cut resumed from; log: " + log);
+                b.close();
+            }
+        }
+        assertTrue(log.contains("checkpoint: the global cut at index 200 failed verification on rank(s) [1]; every " +
+            "rank holds the older global cut at index 100: the job resumes from it"), log.toString());
+        assertBlocks(atFirstCut, restore(root.resolve("rank-1"), 100), "rank 1's cut at 100, fetched again");
+
+        deleteTree(root.resolve("rank-1"));
+        flipByte(copy.resolve("blocks-0.dat"), 100);
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<CompletableFuture<BuddyCheckpoints>> started = start(fabric, 100);
+            final ExecutionException e = assertThrows(ExecutionException.class,
+                () -> started.get(1).get(LIMIT.toSeconds(), TimeUnit.SECONDS));
+            final String why = e.getCause().getMessage();
+            assertTrue(why.startsWith("no surviving copy of rank 1's checkpoint of the global cut at index 100: its " +
+                "own directory: the directory " + root.resolve("rank-1") + " is missing; its buddy rank 0: its copy, " +
+                "fetched, failed verification: ") && why.contains("failed its checksum") &&
+                why.endsWith("the job cannot resume: remove " + root + " to run it again from the beginning"), why);
+            started.get(0).get(LIMIT.toSeconds(), TimeUnit.SECONDS).close();
+        }
+    }
+
+    private static void flipByte(final Path file, final int offset) throws IOException
+    {
+        final byte[] bytes = Files.readAllBytes(file);
+        bytes[offset] ^= 0x01;
+        Files.write(file, bytes);
+    }
+
     @Test
     void aGenerationTheBuddyCannotCompleteIsSentWholeAgain() throws Exception
     {
