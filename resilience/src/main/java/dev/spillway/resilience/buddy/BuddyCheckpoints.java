@@ -9,22 +9,14 @@ import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -53,9 +45,7 @@ public final class BuddyCheckpoints implements CommitCopy
      */
     public static final int KEPT = 3;
 
-    private static final String COPY_PREFIX = "buddy-of-";
-    /** No global cut survives on every rank. */
-    private static final long NONE = Long.MIN_VALUE;
+    private static final String COPY_PREFIX = CutsHeld.COPY_PREFIX;
 
     private final BuddyShipper shipper;
     private final BuddyKeeper keeper;
@@ -94,24 +84,8 @@ public final class BuddyCheckpoints implements CommitCopy
         }
         final int me = transport.rank();
         final Path own = root.resolve("rank-" + me);
-        final byte[][] all = Collectives.allGather(transport, BuddyWire.GATHER_TAG, gathered(hostName(),
-            GenerationFiles.completeCuts(own, restored), copiesHeld(own, restored)), BuddyWire.FIELDS_BYTES);
-        final List<String> hosts = new ArrayList<>();
-        final List<List<Long>> owned = new ArrayList<>();
-        final List<Map<Integer, List<Long>>> copied = new ArrayList<>();
-        for (final byte[] bytes : all)
-        {
-            final ByteBuffer b = ByteBuffer.wrap(bytes);
-            hosts.add(BuddyWire.getString(b));
-            owned.add(getCuts(b));
-            final Map<Integer, List<Long>> copies = new HashMap<>();
-            for (int n = b.getInt(); n > 0; n--)
-            {
-                copies.put(b.getInt(), getCuts(b));
-            }
-            copied.add(copies);
-        }
-        final BuddyPlacement placement = BuddyPlacement.forHosts(hosts);
+        final CutsHeld held = CutsHeld.gather(transport, own, restored);
+        final BuddyPlacement placement = held.placement();
         final int buddy = placement.buddyOf(me);
         final int partner = partnerOf(placement, me);
         if (me == 0)
@@ -120,8 +94,6 @@ public final class BuddyCheckpoints implements CommitCopy
             placement.warnings().forEach(w -> log.accept("checkpoint: " + w));
         }
         final Path copy = own.resolve(COPY_PREFIX + partner);
-        final boolean checksums = !"false".equals(System.getProperty(Checkpoints.VERIFY_PROPERTY));
-        final Map<Integer, Set<Long>> rejected = new HashMap<>();
         final List<String> failures = new ArrayList<>();
         BuddyKeeper keeper = null;
         BuddyShipper shipper = null;
@@ -130,10 +102,11 @@ public final class BuddyCheckpoints implements CommitCopy
         long resumed = restored;
         try
         {
+            // A round per cut tried: every rank says whether it restored it; a cut a rank rejected is not tried again.
             for (int round = 0; ; round++)
             {
-                final long found = restored == Cut.LOCAL ? Cut.LOCAL : surviving(owned, copied, placement, rejected);
-                if (found == NONE && round > 0)
+                final long found = restored == Cut.LOCAL ? Cut.LOCAL : held.newest();
+                if (found == CutsHeld.NONE && round > 0)
                 {
                     if (!failures.isEmpty())
                     {
@@ -142,15 +115,14 @@ public final class BuddyCheckpoints implements CommitCopy
                     }
                     break;
                 }
-                if (me == 0 && found != NONE && found != resumed)
+                if (me == 0 && found != CutsHeld.NONE && found != resumed)
                 {
-                    log.accept("checkpoint: the global cut at index " + resumed + (rejected.isEmpty() ?
-                        " survives neither in its own directory nor at its buddy for rank(s) " +
-                        lacking(resumed, owned, copied, placement, rejected) : " failed verification on rank(s) " +
-                        new TreeSet<>(rejected.keySet())) + "; every rank holds the older global cut at index " +
-                        found + ": the job resumes from it");
+                    log.accept("checkpoint: the global cut at index " + resumed + (held.rejecting().isEmpty() ?
+                        " survives neither in its own directory nor at its buddy for rank(s) " + held.lacking(resumed) :
+                        " failed verification on rank(s) " + held.rejecting()) + "; every rank holds the older " +
+                        "global cut at index " + found + ": the job resumes from it");
                 }
-                resumed = found == NONE ? restored : found;
+                resumed = found == CutsHeld.NONE ? restored : found;
                 final String problem = resumed == Cut.LOCAL ? null : GenerationFiles.incomplete(own, resumed);
                 Files.createDirectories(own);
                 if (resumed == Cut.LOCAL)
@@ -166,20 +138,16 @@ public final class BuddyCheckpoints implements CommitCopy
                     keeper = BuddyKeeper.start(transport, partner, copy);
                     shipper = new BuddyShipper(transport, buddy, own, log);
                 }
-                final Thread server = resumed == Cut.LOCAL || owned.get(partner).contains(resumed) ? null :
+                final Thread server = resumed == Cut.LOCAL || held.owns(partner, resumed) ? null :
                     serve(transport, partner, copy, resumed);
+                restoredFrom = null;
                 String failure = null;
                 try
                 {
                     if (problem != null)
                     {
                         restoredFrom = fetch(transport, buddy, own, resumed, problem);
-                        failure = checksums ? GenerationFiles.unverified(own, resumed, true) : null;
-                        if (failure != null)
-                        {
-                            failure = lost(me, resumed, problem, buddy) + "its copy, fetched, failed verification: " +
-                                failure;
-                        }
+                        failure = verify(own, resumed, lost(me, resumed, problem, buddy));
                     }
                 }
                 catch (final IOException e)
@@ -196,16 +164,16 @@ public final class BuddyCheckpoints implements CommitCopy
                 }
                 final byte[][] verdicts = Collectives.allGather(transport, BuddyWire.VERIFY_TAG,
                     new byte[] {(byte)(failure == null ? 0 : 1)}, 1);
-                boolean allRestored = true;
+                boolean everyRankRestored = true;
                 for (int r = 0; r < verdicts.length; r++)
                 {
                     if (verdicts[r][0] != 0)
                     {
-                        rejected.computeIfAbsent(r, k -> new HashSet<>()).add(resumed);
-                        allRestored = false;
+                        held.reject(r, resumed);
+                        everyRankRestored = false;
                     }
                 }
-                if (allRestored)
+                if (everyRankRestored)
                 {
                     if (restoredFrom != null)
                     {
@@ -225,7 +193,7 @@ public final class BuddyCheckpoints implements CommitCopy
             throw e;
         }
         final double fetchSeconds = restoredFrom == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
-        if (resumed != Cut.LOCAL && !copied.get(buddy).getOrDefault(me, List.of()).contains(resumed))
+        if (resumed != Cut.LOCAL && !held.buddyHolds(me, resumed))
         {
             protectAgain(shipper, own, resumed, buddy, log);
         }
@@ -310,102 +278,19 @@ public final class BuddyCheckpoints implements CommitCopy
     }
 
     /**
-     * @return the newest global cut that every rank holds whole in its own directory or in its buddy's copy, and
-     *         has not rejected; {@link #NONE} when there is none.
+     * Reads a fetched copy whole, checking every block as a restore does, unless checksums are off (the test-only
+     * negative control).
+     *
+     * @return null when it verifies, else why not, after {@code lost}.
      */
-    private static long surviving(final List<List<Long>> owned, final List<Map<Integer, List<Long>>> copied,
-        final BuddyPlacement placement, final Map<Integer, Set<Long>> rejected)
+    private static String verify(final Path own, final long cut, final String lost) throws IOException
     {
-        final TreeSet<Long> candidates = new TreeSet<>();
-        owned.forEach(candidates::addAll);
-        copied.forEach(copies -> copies.values().forEach(candidates::addAll));
-        for (final long cut : candidates.descendingSet())
+        if ("false".equals(System.getProperty(Checkpoints.VERIFY_PROPERTY)))
         {
-            if (lacking(cut, owned, copied, placement, rejected).isEmpty())
-            {
-                return cut;
-            }
+            return null;
         }
-        return NONE;
-    }
-
-    /** @return the ranks that hold {@code cut} neither in their own directory nor at their buddy, or rejected it. */
-    private static List<Integer> lacking(final long cut, final List<List<Long>> owned,
-        final List<Map<Integer, List<Long>>> copied, final BuddyPlacement placement,
-        final Map<Integer, Set<Long>> rejected)
-    {
-        final List<Integer> ranks = new ArrayList<>();
-        for (int r = 0; r < owned.size(); r++)
-        {
-            if (rejected.getOrDefault(r, Set.of()).contains(cut) || !owned.get(r).contains(cut) &&
-                !copied.get(placement.buddyOf(r)).getOrDefault(r, List.of()).contains(cut))
-            {
-                ranks.add(r);
-            }
-        }
-        return ranks;
-    }
-
-    /** @return per rank this directory holds a copy of, the global cuts at or below {@code atMost} held whole. */
-    private static Map<Integer, List<Long>> copiesHeld(final Path own, final long atMost) throws IOException
-    {
-        final Map<Integer, List<Long>> held = new TreeMap<>();
-        if (!Files.isDirectory(own))
-        {
-            return held;
-        }
-        try (DirectoryStream<Path> copies = Files.newDirectoryStream(own, COPY_PREFIX + "*"))
-        {
-            for (final Path copy : copies)
-            {
-                final String rank = copy.getFileName().toString().substring(COPY_PREFIX.length());
-                if (rank.matches("\\d{1,9}"))
-                {
-                    held.put(Integer.parseInt(rank), GenerationFiles.completeCuts(copy, atMost));
-                }
-            }
-        }
-        return held;
-    }
-
-    private static byte[] gathered(final String host, final List<Long> own, final Map<Integer, List<Long>> copies)
-    {
-        final ByteBuffer b = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES);
-        BuddyWire.putString(b, host);
-        putCuts(b, own);
-        b.putInt(copies.size());
-        copies.forEach((rank, cuts) -> putCuts(b.putInt(rank), cuts));
-        final byte[] bytes = new byte[b.position()];
-        b.flip().get(bytes);
-        return bytes;
-    }
-
-    private static void putCuts(final ByteBuffer b, final List<Long> cuts)
-    {
-        b.putInt(cuts.size());
-        cuts.forEach(b::putLong);
-    }
-
-    private static List<Long> getCuts(final ByteBuffer b)
-    {
-        final List<Long> cuts = new ArrayList<>();
-        for (int n = b.getInt(); n > 0; n--)
-        {
-            cuts.add(b.getLong());
-        }
-        return cuts;
-    }
-
-    private static String hostName()
-    {
-        try
-        {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (final UnknownHostException e)
-        {
-            return "localhost";
-        }
+        final String why = GenerationFiles.unverified(own, cut);
+        return why == null ? null : lost + "its copy, fetched, failed verification: " + why;
     }
 
     /**

@@ -160,13 +160,11 @@ public final class GenerationFiles
 
     /**
      * Reads every block of the generation of the global cut at {@code globalIndex} in {@code dir} and checks it
-     * against its manifest, as a restore does.
+     * against its manifest and its checksums, as a restore does.
      *
-     * @param checksums whether to compare checksums (off only for the test-only negative control).
      * @return null when it verifies, else why not, naming the block.
      */
-    public static String unverified(final Path dir, final long globalIndex, final boolean checksums)
-        throws IOException
+    public static String unverified(final Path dir, final long globalIndex) throws IOException
     {
         final String incomplete = incomplete(dir, globalIndex);
         if (incomplete != null)
@@ -174,7 +172,7 @@ public final class GenerationFiles
             return incomplete;
         }
         final long generation = ofGlobalCut(dir, globalIndex);
-        try (BlockReader reader = new BlockReader(dir, checksums))
+        try (BlockReader reader = new BlockReader(dir, true))
         {
             for (final ManifestEntry entry : read(dir, generation).entries().values())
             {
