@@ -179,5 +179,18 @@ final class BuddyKeeper implements AutoCloseable
     {
         closed = true;
         thread.interrupt();
+        try
+        {
+            thread.join(BuddyWire.STOP_MS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive())
+        {
+            LOG.log(WARNING, "spillway: rank " + transport.rank() + "'s keeper of rank " + partner + "'s copy did " +
+                "not stop within " + BuddyWire.STOP_MS + " ms; it may still write in " + copy);
+        }
     }
 }

@@ -15,9 +15,11 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static java.lang.System.Logger.Level.DEBUG;
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Copies each generation a rank commits to its buddy, on a thread of its own: the files the generation needs that
@@ -185,5 +187,17 @@ final class BuddyShipper implements CommitCopy
     {
         closed = true;
         thread.shutdownNow();
+        try
+        {
+            if (!thread.awaitTermination(BuddyWire.STOP_MS, TimeUnit.MILLISECONDS))
+            {
+                LOG.log(WARNING, "spillway: the copy of rank " + transport.rank() + "'s checkpoints to buddy rank " +
+                    buddy + " did not stop within " + BuddyWire.STOP_MS + " ms");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 }

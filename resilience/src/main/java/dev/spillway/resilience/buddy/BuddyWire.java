@@ -36,6 +36,9 @@ final class BuddyWire
     /** Whether each rank restored the cut of a round of the restore, gathered after each round. */
     static final int VERIFY_TAG = DistributedSpillway.FIRST_DATA_TAG - 17;
 
+    /** How long closing waits for the copy's and the keeper's threads to stop: a safety net, they stop at once. */
+    static final long STOP_MS = 30_000;
+
     static final byte CHUNK = 1;
     static final byte END = 2;
     static final byte NONE = 3;

@@ -161,16 +161,7 @@ class BuddyCopyTest
         deleteTree(root.resolve("rank-1"));
         final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
         Files.delete(copy.resolve("gen-1.manifest"));
-        final List<String> log = new CopyOnWriteArrayList<>();
-        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
-        {
-            for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, 200, log::add))
-            {
-                final BuddyCheckpoints b = f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
-                assertEquals(100, b.restored(), "the cut resumed from; log: " + log);
-                b.close();
-            }
-        }
+        final List<String> log = resumeFrom200At100();
         assertTrue(log.contains("checkpoint: the global cut at index 200 survives neither in its own directory nor " +
             "at its buddy for rank(s) [1]; every rank holds the older global cut at index 100: the job resumes from " +
             "it"), log.toString());
@@ -191,16 +182,7 @@ class BuddyCopyTest
         deleteTree(root.resolve("rank-1"));
         final Path copy = root.resolve("rank-0").resolve("buddy-of-1");
         flipByte(copy.resolve("blocks-1.dat"), 100);
-        final List<String> log = new CopyOnWriteArrayList<>();
-        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
-        {
-            for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, 200, log::add))
-            {
-                final BuddyCheckpoints b = f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
-                assertEquals(100, b.restored(), "the cut resumed from; log: " + log);
-                b.close();
-            }
-        }
+        final List<String> log = resumeFrom200At100();
         assertTrue(log.contains("checkpoint: the global cut at index 200 failed verification on rank(s) [1]; every " +
             "rank holds the older global cut at index 100: the job resumes from it"), log.toString());
         assertBlocks(atFirstCut, restore(root.resolve("rank-1"), 100), "rank 1's cut at 100, fetched again");
@@ -219,6 +201,22 @@ class BuddyCopyTest
                 why.endsWith("the job cannot resume: remove " + root + " to run it again from the beginning"), why);
             started.get(0).get(LIMIT.toSeconds(), TimeUnit.SECONDS).close();
         }
+    }
+
+    /** @return what the ranks logged, once each started at the agreed cut at 200 and resumed from the one at 100. */
+    private List<String> resumeFrom200At100() throws Exception
+    {
+        final List<String> log = new CopyOnWriteArrayList<>();
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, 200, log::add))
+            {
+                final BuddyCheckpoints b = f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(100, b.restored(), "the cut resumed from; log: " + log);
+                b.close();
+            }
+        }
+        return log;
     }
 
     private static void flipByte(final Path file, final int offset) throws IOException
