@@ -14,7 +14,6 @@ public final class Spheres
 {
     private final int[] rankOfSlot;
     private final List<List<Integer>> live = new ArrayList<>();
-    private int covered;
 
     /** What a loss did to its sphere. */
     public enum Loss
@@ -42,7 +41,6 @@ public final class Spheres
         {
             final List<Integer> replicas = new ArrayList<>(placement.slotsOf(rank));
             replicas.forEach(slot -> rankOfSlot[slot] = live.size());
-            covered += replicas.size() >= 2 ? 1 : 0;
             live.add(replicas);
         }
     }
@@ -67,13 +65,12 @@ public final class Spheres
         {
             return Loss.ALREADY_LOST;
         }
-        covered -= replicas.size() == 1 ? 1 : 0;
         return replicas.isEmpty() ? Loss.SPHERE_DEAD : Loss.TAKEN_OVER;
     }
 
     /** @return {@code sdc_coverage}: the fraction of logical ranks with two live replicas or more. */
     public synchronized double sdcCoverage()
     {
-        return (double)covered / live.size();
+        return (double)live.stream().filter(replicas -> replicas.size() >= 2).count() / live.size();
     }
 }
