@@ -172,7 +172,7 @@ class BuddyCopyTest
     /**
      * Rank 1 loses its directory, and a bit flips in the blocks file only its buddy's copy of the cut at 200 uses: the
      * fetched copy fails verification, and the job resumes from the cut at 100. With the older blocks flipped too, no
-     * cut is left: rank 1 stops naming both failures.
+     * cut is left: rank 1 stops, naming the checksum.
      */
     @Test
     void aFetchedCopyThatFailsVerificationSendsTheJobToAnOlderCut() throws Exception
