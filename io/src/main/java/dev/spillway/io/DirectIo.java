@@ -10,7 +10,7 @@ import java.nio.file.StandardOpenOption;
 
 import static java.lang.System.Logger.Level.WARNING;
 
-/** Whether a directory's file system takes {@code O_DIRECT}, and the alignment it asks of buffers, offsets and lengths. */
+/** Whether a directory's file system takes {@code O_DIRECT}, and the alignment it asks of buffers, offsets, lengths. */
 public final class DirectIo
 {
     private static final System.Logger LOG = System.getLogger(DirectIo.class.getName());

@@ -131,7 +131,8 @@ class TransferScheduleTest
                         final CutRecording recording = new CutRecording(rank);
                         try (DistributedSpillway ds = new DistributedSpillway(fabric.transport(rank),
                             Spillway.builder().storeDir(dir.resolve("rank" + rank)).store(StoreKind.DIRECT)
-                                .dramBudget(1 << 20).workers(1).storeSizing(256, 64 << 10), RankProtocol.NONE, recording))
+                                .dramBudget(1 << 20).workers(1).storeSizing(256, 64 << 10), RankProtocol.NONE,
+                            recording))
                         {
                             program(ds::data, (name, data, privileges) -> submit(ds, name, data, privileges));
                             ds.awaitAll();

@@ -403,7 +403,7 @@ public final class BuddyCheckpoints implements CommitCopy
         throw new IOException(lost + why);
     }
 
-    /** @return the start of the reason rank {@code rank} has no copy of the cut at {@code cut}: what each place lacks. */
+    /** @return the start of why rank {@code rank} has no copy of the cut at {@code cut}: what each place lacks. */
     private static String lost(final int rank, final long cut, final String problem, final int buddy)
     {
         return "no surviving copy of rank " + rank + "'s checkpoint of the global cut at index " + cut + ": its own " +

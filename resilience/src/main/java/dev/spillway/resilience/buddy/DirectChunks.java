@@ -81,7 +81,10 @@ final class DirectChunks
         return true;
     }
 
-    /** Writes {@code src}'s remaining bytes (at most a chunk) at {@code offset}, a multiple of {@link DirectIo#ALIGNMENT}. */
+    /**
+     * Writes {@code src}'s remaining bytes (at most a chunk) at {@code offset}, a multiple of
+     * {@link DirectIo#ALIGNMENT}.
+     */
     void write(final FileChannel channel, final long offset, final ByteBuffer src) throws IOException
     {
         final ByteBuffer out;

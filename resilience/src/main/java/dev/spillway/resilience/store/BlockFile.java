@@ -13,8 +13,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The {@code blocks-N.dat} of one generation, written sequentially: each block at an offset aligned to
- * {@link DirectIo#ALIGNMENT}. With direct IO, {@code alignUp(length)} bytes are written from the caller's buffer when it is
- * aligned (the engine's are), else through an aligned staging copy.
+ * {@link DirectIo#ALIGNMENT}. With direct IO, {@code alignUp(length)} bytes are written from the caller's buffer when
+ * it is aligned (the engine's are), else through an aligned staging copy.
  */
 final class BlockFile implements Closeable
 {
