@@ -1,0 +1,464 @@
+package dev.spillway.resilience.redundancy;
+
+import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.PeerEvent;
+import dev.spillway.rdma.PeerFailedException;
+import dev.spillway.rdma.PeerListener;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.Window;
+import dev.spillway.rdma.WindowHandle;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * One replica's view of a replicated job (seed 004's All-to-all mode, design §D.2): the program sees the N logical
+ * ranks of a {@link SpherePlacement}; the physical transport under it connects every process slot.
+ * <ul>
+ * <li>A send to a logical rank goes to each of its live replicas; a replica lost meanwhile is skipped.</li>
+ * <li>A receive from a logical rank takes one copy from each of its live replicas, in placement order, into the
+ * same buffer in turn, and compares each copy's header fields and CRC32C with the first: copies that differ fail
+ * the receive with {@link ReplicaMismatchException}, a detection with no extra DRAM. Receives from one sender with
+ * one tag run one after the other, so each takes the same message from every replica.</li>
+ * <li>Takeover: a replica's loss is not told to listeners while its sphere has a live member; the sphere's
+ * survivors run on. The loss of a sphere's last replica is told as the loss of its logical rank.</li>
+ * </ul>
+ * Copies with tags below {@link #FIRST_COMPARED_TAG} (the caller's own messages, such as timing figures, which
+ * differ between replicas) are taken from each replica too but not compared: the last copy stays in the buffer.
+ * Self-sends stay inside the process. One-sided operations (windows, puts, atomics) are not replicated and refused.
+ */
+public final class ReplicatedTransport implements Transport
+{
+    /** Tags at or above this one carry the runtime's data and protocol messages, which every replica must agree on. */
+    public static final int FIRST_COMPARED_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
+
+    private final Transport physical;
+    private final SpherePlacement placement;
+    private final Spheres spheres;
+    private final int rank;
+    private final String[] lostReasons;
+    private final List<PeerListener> listeners = new CopyOnWriteArrayList<>();
+    /** The last receive posted per (logical source, tag): the next one starts once it ended. */
+    private final Map<Long, CompletableFuture<?>> receiveTails = new ConcurrentHashMap<>();
+    private final PeerListener physicalListener = this::onPhysicalEvent;
+    private final Consumer<ReplicaMismatchException> onMismatch;
+    private final AtomicLong copiesSent = new AtomicLong();
+    private final AtomicLong copiesCompared = new AtomicLong();
+    private final AtomicLong takeovers = new AtomicLong();
+
+    /**
+     * @param physical   this process's transport over every slot of {@code placement}; closed with this one.
+     * @param placement  which slots run each logical rank's replicas.
+     * @param onMismatch told of each detection before the receive fails, on a transport thread: with two copies
+     *                   nobody knows which one is right, so the job must go back to a checkpoint.
+     */
+    public ReplicatedTransport(final Transport physical, final SpherePlacement placement,
+        final Consumer<ReplicaMismatchException> onMismatch)
+    {
+        this.physical = physical;
+        this.onMismatch = onMismatch;
+        this.placement = placement;
+        this.spheres = new Spheres(placement);
+        this.rank = spheres.rankOf(physical.rank());
+        this.lostReasons = new String[placement.ranks()];
+        physical.addPeerListener(physicalListener);
+        for (int slot = 0; slot < physical.size(); slot++)
+        {
+            final String reason = physical.lostReason(slot);
+            if (slot != physical.rank() && reason != null)
+            {
+                onPhysicalEvent(PeerEvent.lost(slot, physical.incarnation(slot), reason));
+            }
+        }
+    }
+
+    /** @return the live replicas of every logical rank, as this process knows them. */
+    public Spheres spheres()
+    {
+        return spheres;
+    }
+
+    /** @return this process's slot (physical rank). */
+    public int slot()
+    {
+        return physical.rank();
+    }
+
+    /** @return this process's place in its sphere: 0 for the first replica placed. */
+    public int replica()
+    {
+        return placement.slotsOf(rank).indexOf(physical.rank());
+    }
+
+    /** @return what this replica's transfers and losses came to so far. */
+    public ReplicaFigures figures()
+    {
+        return new ReplicaFigures(copiesSent.get(), copiesCompared.get(), takeovers.get(), spheres.sdcCoverage());
+    }
+
+    private void onPhysicalEvent(final PeerEvent event)
+    {
+        if (event.kind() != PeerEvent.Kind.LOST)
+        {
+            return;
+        }
+        final int logical = spheres.rankOf(event.rank());
+        switch (spheres.lost(event.rank()))
+        {
+            case TAKEN_OVER -> takeovers.incrementAndGet();
+            case SPHERE_DEAD ->
+            {
+                final String reason = "every replica of its sphere is lost, the last (slot " + event.rank() + "): " +
+                    event.reason();
+                synchronized (lostReasons)
+                {
+                    lostReasons[logical] = reason;
+                }
+                final PeerEvent dead = PeerEvent.lost(logical, event.incarnation(), reason);
+                listeners.forEach(l -> l.onPeerEvent(dead));
+            }
+            case ALREADY_LOST ->
+            {
+            }
+        }
+    }
+
+    @Override
+    public int rank()
+    {
+        return rank;
+    }
+
+    @Override
+    public int size()
+    {
+        return placement.ranks();
+    }
+
+    @Override
+    public int incarnation()
+    {
+        return physical.incarnation();
+    }
+
+    @Override
+    public int incarnation(final int logical)
+    {
+        return logical == rank ? physical.incarnation() : physical.incarnation(placement.slotsOf(logical).get(0));
+    }
+
+    @Override
+    public CompletableFuture<Void> send(final int target, final Header header, final ByteBuffer src)
+    {
+        final Header stamped = header.rank() == rank ? new Header(physical.rank(), header.tag(), header.epoch(),
+            header.phase(), header.seq(), header.incarnation()) : header;
+        if (target == rank)
+        {
+            copiesSent.incrementAndGet();
+            return physical.send(physical.rank(), stamped, src);
+        }
+        final List<Integer> replicas = liveOrFail(target);
+        final CompletableFuture<?>[] copies = new CompletableFuture<?>[replicas.size()];
+        for (int i = 0; i < copies.length; i++)
+        {
+            copiesSent.incrementAndGet();
+            copies[i] = physical.send(replicas.get(i), stamped, src).handle((v, e) -> skipTakenOver(e, target));
+        }
+        return CompletableFuture.allOf(copies).thenApply(v ->
+        {
+            if (spheres.live(target).isEmpty())
+            {
+                throw new PeerFailedException(target, "send with tag " + header.tag(), lostReason(target));
+            }
+            return null;
+        });
+    }
+
+    /** A copy that failed because its replica was lost is skipped while the sphere lives; anything else fails. */
+    private Void skipTakenOver(final Throwable failure, final int logical)
+    {
+        final Throwable cause = unwrap(failure);
+        if (cause == null || cause instanceof PeerFailedException && !spheres.live(logical).isEmpty())
+        {
+            return null;
+        }
+        throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
+    }
+
+    @Override
+    public CompletableFuture<Message> receive(final int source, final int tag, final ByteBuffer dst)
+    {
+        if (source == ANY_SOURCE)
+        {
+            throw new UnsupportedOperationException("a replicated rank cannot receive from any source: each copy " +
+                "must come from a named sphere");
+        }
+        if (source == rank)
+        {
+            return physical.receive(physical.rank(), tag, dst).thenApply(this::logical);
+        }
+        final long key = (long)source << 32 | tag & 0xFFFF_FFFFL;
+        final CompletableFuture<Message> mine = new CompletableFuture<>();
+        final CompletableFuture<?> before = receiveTails.put(key, mine);
+        final Runnable start = () -> new CopyReceive(source, tag, dst, spheres.live(source), mine).next();
+        if (before == null)
+        {
+            start.run();
+        }
+        else
+        {
+            before.whenComplete((m, e) -> start.run());
+        }
+        mine.whenComplete((m, e) -> receiveTails.remove(key, mine));
+        return mine;
+    }
+
+    private List<Integer> liveOrFail(final int logical)
+    {
+        final List<Integer> replicas = spheres.live(logical);
+        if (replicas.isEmpty())
+        {
+            throw new PeerFailedException(logical, "send", lostReason(logical));
+        }
+        return replicas;
+    }
+
+    private Message logical(final Message m)
+    {
+        final Header h = m.header();
+        return new Message(new Header(spheres.rankOf(h.rank()), h.tag(), h.epoch(), h.phase(), h.seq(),
+            h.incarnation()), m.length());
+    }
+
+    private static Throwable unwrap(final Throwable t)
+    {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    /** One logical receive: the copies of its sender's live replicas, one after the other, into one buffer. */
+    private final class CopyReceive
+    {
+        private final int source;
+        private final int tag;
+        private final ByteBuffer dst;
+        private final List<Integer> replicas;
+        private final CompletableFuture<Message> result;
+        private final StringBuilder copies = new StringBuilder();
+        private int next;
+        private Message first;
+        private long firstChecksum;
+        private Message last;
+
+        CopyReceive(final int source, final int tag, final ByteBuffer dst, final List<Integer> replicas,
+            final CompletableFuture<Message> result)
+        {
+            this.source = source;
+            this.tag = tag;
+            this.dst = dst;
+            this.replicas = replicas;
+            this.result = result;
+        }
+
+        void next()
+        {
+            if (next == replicas.size())
+            {
+                finish();
+                return;
+            }
+            final int slot = replicas.get(next++);
+            physical.receive(slot, tag, dst).whenComplete((m, e) ->
+            {
+                try
+                {
+                    if (e == null)
+                    {
+                        delivered(slot, m);
+                    }
+                    else if (!(unwrap(e) instanceof PeerFailedException))
+                    {
+                        result.completeExceptionally(unwrap(e));
+                        return;
+                    }
+                    else if (first != null && tag >= FIRST_COMPARED_TAG && checksum(first) != firstChecksum)
+                    {
+                        throw new ReplicaMismatchException("receive from rank " + source + " with tag " + tag +
+                            ": slot " + slot + " died while delivering its copy over the one already received, " +
+                            "which no longer holds its checksum");
+                    }
+                    next();
+                }
+                catch (final ReplicaMismatchException mismatch)
+                {
+                    onMismatch.accept(mismatch);
+                    result.completeExceptionally(mismatch);
+                }
+                catch (final RuntimeException failure)
+                {
+                    result.completeExceptionally(failure);
+                }
+            });
+        }
+
+        private void delivered(final int slot, final Message m)
+        {
+            last = m;
+            final boolean compared = tag >= FIRST_COMPARED_TAG;
+            final long checksum = compared ? checksum(m) : 0;
+            copies.append(copies.length() == 0 ? "" : ", ").append("slot ").append(slot).append(": ")
+                .append(describe(m, checksum));
+            if (first == null)
+            {
+                first = m;
+                firstChecksum = checksum;
+                return;
+            }
+            if (!compared)
+            {
+                return;
+            }
+            copiesCompared.incrementAndGet();
+            if (checksum != firstChecksum || !sameFields(first.header(), m.header()) || first.length() != m.length())
+            {
+                throw new ReplicaMismatchException("silent data corruption detected: the replicas of rank " + source +
+                    " sent rank " + rank + " (slot " + physical.rank() + ") different copies of the message with " +
+                    "tag " + tag + ": " + copies);
+            }
+        }
+
+        private void finish()
+        {
+            if (last == null)
+            {
+                result.completeExceptionally(new PeerFailedException(source, "receive with tag " + tag,
+                    lostReason(source)));
+                return;
+            }
+            result.complete(logical(last));
+        }
+
+        private long checksum(final Message m)
+        {
+            final CRC32C crc = new CRC32C();
+            final ByteBuffer payload = dst.duplicate();
+            payload.limit(dst.position() + m.length());
+            crc.update(payload);
+            return crc.getValue();
+        }
+
+        private static boolean sameFields(final Header a, final Header b)
+        {
+            return a.epoch() == b.epoch() && a.phase() == b.phase() && a.seq() == b.seq();
+        }
+
+        private static String describe(final Message m, final long checksum)
+        {
+            return m.length() + " bytes, seq " + m.header().seq() + ", crc32c " + Long.toHexString(checksum);
+        }
+    }
+
+    @Override
+    public Window createWindow(final String name, final int size)
+    {
+        throw oneSided("create window " + name);
+    }
+
+    @Override
+    public Window registerWindow(final String name, final ByteBuffer memory)
+    {
+        throw oneSided("register window " + name);
+    }
+
+    @Override
+    public void put(final WindowHandle target, final long offset, final ByteBuffer src)
+    {
+        throw oneSided("put");
+    }
+
+    @Override
+    public void get(final WindowHandle target, final long offset, final ByteBuffer dst)
+    {
+        throw oneSided("get");
+    }
+
+    @Override
+    public CompletableFuture<Void> flush(final int target)
+    {
+        throw oneSided("flush");
+    }
+
+    @Override
+    public CompletableFuture<Void> flushAll()
+    {
+        throw oneSided("flush");
+    }
+
+    @Override
+    public CompletableFuture<Long> fetchAndAdd(final WindowHandle target, final long offset, final long delta)
+    {
+        throw oneSided("fetch-and-add");
+    }
+
+    @Override
+    public CompletableFuture<Long> compareAndSwap(final WindowHandle target, final long offset, final long expected,
+        final long update)
+    {
+        throw oneSided("compare-and-swap");
+    }
+
+    private static UnsupportedOperationException oneSided(final String operation)
+    {
+        return new UnsupportedOperationException(operation + ": one-sided operations are not replicated (design " +
+            "§D.2); buddy checkpoints and the rdma bench cannot run with --redundancy");
+    }
+
+    @Override
+    public String lostReason(final int logical)
+    {
+        synchronized (lostReasons)
+        {
+            return lostReasons[logical];
+        }
+    }
+
+    @Override
+    public String selfLostReason()
+    {
+        return physical.selfLostReason();
+    }
+
+    @Override
+    public void addPeerListener(final PeerListener listener)
+    {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removePeerListener(final PeerListener listener)
+    {
+        listeners.remove(listener);
+    }
+
+    @Override
+    public long fencedMessages()
+    {
+        return physical.fencedMessages();
+    }
+
+    @Override
+    public void close()
+    {
+        physical.removePeerListener(physicalListener);
+        physical.close();
+    }
+}
