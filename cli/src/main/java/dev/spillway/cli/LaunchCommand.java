@@ -1,5 +1,7 @@
 package dev.spillway.cli;
 
+import dev.spillway.resilience.redundancy.RedundancyDegree;
+import dev.spillway.resilience.redundancy.RedundancyPlan;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,6 +33,7 @@ import java.util.concurrent.TimeUnit;
     footer = {"", "Examples:",
         "  spillway launch -n 2 run lu --n 8192 --json lu.json",
         "  spillway launch -n 4 --max-restarts 2 run lu --n 8192 --checkpoint-dir ck --checkpoint-every 500",
+        "  spillway launch -n 4 --redundancy 1.5 run lu --n 8192",
         "", "Exit status: 0 when every rank succeeded; else the first failing rank's (75: it stopped for a " +
         "restart, and no restart was left); 130 or 143 after SIGINT or SIGTERM, which stop every rank."})
 final class LaunchCommand implements Callable<Integer>
@@ -49,9 +52,19 @@ final class LaunchCommand implements Callable<Integer>
             "restart (a lost rank with run --checkpoint-dir), at most K times (default: ${DEFAULT-VALUE}).")
     private int maxRestarts;
 
+    @Option(names = "--redundancy", paramLabel = "R", defaultValue = "1",
+        description = "Replicate the ranks (seed 004's partial redundancy): start ⌈R·N⌉ processes, R from 1 in any " +
+            "decimal step (1.5 gives the even ranks a second replica), while the program still sees N ranks. " +
+            "Every transfer goes from each replica of its sender to each replica of its receiver, which compares " +
+            "the copies and stops on a difference (silent data corruption). A replica killed while its rank has " +
+            "another is taken over: the job runs on, no restart. Process slot 0 hosts the rendezvous and cannot " +
+            "be lost. Not yet with --checkpoint-dir, --p2f or --buddy (default: ${DEFAULT-VALUE}).")
+    private String redundancy = "1";
+
     @Option(names = "--crash-at", paramLabel = "RANK:POINT[:HIT][@INC]",
-        description = "Testing aid: park RANK of incarnation INC (default 0) at the HIT-th (default 1) hit of " +
-            "crash point POINT, printing `CRASHPOINT POINT PID` for a test to kill it. Repeatable.")
+        description = "Testing aid: park RANK (a process slot with --redundancy) of incarnation INC (default 0) at " +
+            "the HIT-th (default 1) hit of crash point POINT, printing `CRASHPOINT POINT PID` for a test to kill " +
+            "it. Repeatable.")
     private List<String> crashAt = new ArrayList<>();
 
     @Option(names = "--lose-disks", paramLabel = "RANK[,RANK...]", split = ",", hidden = true,
@@ -82,18 +95,20 @@ final class LaunchCommand implements Callable<Integer>
         {
             return refused;
         }
+        final RedundancyPlan plan = replication();
+        final int processes = plan == null ? ranks : (int)plan.processes();
         final List<CrashSpec> crashes = new ArrayList<>();
         for (final String spec : crashAt)
         {
-            crashes.add(CrashSpec.parse(spec, ranks));
+            crashes.add(CrashSpec.parse(spec, processes));
         }
         String recovery = null;
         final boolean partial = command.contains("--p2f");
         int used = 0;
         for (int incarnation = 0; ; incarnation++)
         {
-            final LaunchedJob.Outcome outcome = runOnce(new LaunchedJob(ranks, incarnation + used, command, crashes,
-                recovery), partial ? maxRestarts - incarnation - used : -1);
+            final LaunchedJob.Outcome outcome = runOnce(new LaunchedJob(processes, incarnation + used, command,
+                crashes, recovery, plan), partial ? maxRestarts - incarnation - used : -1);
             used += outcome.relaunches();
             if (outcome.status() == 0 || Interrupts.requested() || !outcome.restartAsked())
             {
@@ -120,6 +135,32 @@ final class LaunchCommand implements Callable<Integer>
                 (incarnation + 1) + " (restart " + (incarnation + 1) + " of at most " + maxRestarts + "); lost: " +
                 (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : "rank " + outcome.lost()));
         }
+    }
+
+    /**
+     * @return the plan of {@code --redundancy}, or null for none; says how many processes serve the ranks.
+     * @throws IllegalArgumentException for a degree below 1 or a command replication cannot run yet.
+     */
+    private RedundancyPlan replication()
+    {
+        final RedundancyDegree degree = RedundancyDegree.parse(redundancy);
+        if (degree.floor() == 1 && degree.ceil() == 1)
+        {
+            return null;
+        }
+        for (final String refused : List.of("--checkpoint-dir", "--p2f", "--buddy"))
+        {
+            if (command.stream().anyMatch(a -> a.equals(refused) || a.startsWith(refused + "=")))
+            {
+                throw new IllegalArgumentException("--redundancy runs without checkpoints for now: the command's " +
+                    refused + " is not supported with it yet");
+            }
+        }
+        final RedundancyPlan plan = RedundancyPlan.of(ranks, degree);
+        System.err.println("spillway launch: redundancy " + degree + ": " + plan.processes() + " processes for " +
+            ranks + " ranks (" + plan.ceilRanks() + " with " + degree.ceil() + " replicas" + (plan.floorRanks() == 0 ?
+            "" : ", " + plan.floorRanks() + " with " + degree.floor()) + "), all on this host");
+        return plan;
     }
 
     /** Deletes the checkpoint directories {@code --lose-disks} names. */

@@ -3,6 +3,8 @@ package dev.spillway.cli;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.CoordinatorPorts;
 import dev.spillway.rdma.TransportConfig;
+import dev.spillway.resilience.redundancy.RedundancyPlan;
+import dev.spillway.resilience.redundancy.Spheres;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,6 +16,7 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -57,11 +60,27 @@ final class LaunchedJob
     private final List<CompletableFuture<Void>> exits = new ArrayList<>();
     private String secret;
     private String coordinator;
+    /** A replicated job's plan, or null. */
+    private final RedundancyPlan plan;
+    /** A replicated job's live replicas, updated as processes exit; null without replication. */
+    private final Spheres spheres;
 
     /** @param recovery the {@link #RECOVERY_ENV} value for a relaunch, or null for the first launch. */
     LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
         final String recovery)
     {
+        this(ranks, incarnation, command, crashes, recovery, null);
+    }
+
+    /**
+     * @param ranks processes to start: {@code plan.processes()} for a replicated job.
+     * @param plan  a replicated job's plan (process slots run the replicas of its logical ranks), or null.
+     */
+    LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
+        final String recovery, final RedundancyPlan plan)
+    {
+        this.plan = plan;
+        this.spheres = plan == null ? null : new Spheres(plan.place(Collections.nCopies(ranks, "localhost")));
         this.ranks = ranks;
         this.incarnation = incarnation;
         this.command = command;
@@ -101,6 +120,11 @@ final class LaunchedJob
         pb.environment().put(TransportConfig.COORDINATOR_ENV, coordinator);
         pb.environment().put(TransportConfig.SECRET_ENV, secret);
         pb.environment().put(RankEnvironment.INCARNATION_ENV, Integer.toString(rankIncarnation));
+        if (plan != null)
+        {
+            pb.environment().put(RankEnvironment.REDUNDANCY_ENV, plan.degree().toString());
+            pb.environment().put(RankEnvironment.LOGICAL_RANKS_ENV, Integer.toString(plan.ranks()));
+        }
         if (recovery != null)
         {
             pb.environment().put(RECOVERY_ENV, recovery);
@@ -133,8 +157,9 @@ final class LaunchedJob
         {
             exits.add(exit);
         }
-        System.err.println("spillway launch: rank " + r + " pid " + p.pid() + " incarnation " + rankIncarnation);
-        final String prefix = "[rank " + r + "] ";
+        System.err.println("spillway launch: " + (spheres == null ? "rank " + r : "slot " + r + " (rank " +
+            spheres.rankOf(r) + "'s replica)") + " pid " + p.pid() + " incarnation " + rankIncarnation);
+        final String prefix = spheres == null ? "[rank " + r + "] " : "[slot " + r + "] ";
         final boolean toOut = r == 0;
         pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
         pumps.add(pump(p.getErrorStream(), () -> System.err, prefix));
@@ -252,6 +277,10 @@ final class LaunchedJob
                 if (!reported[r])
                 {
                     reported[r] = true;
+                    if (p.exitValue() != 0 && takenOver(r, p.exitValue()))
+                    {
+                        continue;
+                    }
                     if (p.exitValue() != 0 && status == 0)
                     {
                         status = p.exitValue();
@@ -285,6 +314,25 @@ final class LaunchedJob
         return outcome(status);
     }
 
+    /**
+     * In a replicated job, a replica that was killed or stopped on differing copies is taken over while its sphere
+     * has another live replica: the job runs on.
+     *
+     * @return whether slot {@code r}'s exit was taken over.
+     */
+    private boolean takenOver(final int r, final int status)
+    {
+        if (spheres == null || status <= SIGNAL_BASE && status != RankRun.MISMATCH_EXIT_STATUS ||
+            spheres.lost(r) != Spheres.Loss.TAKEN_OVER)
+        {
+            return false;
+        }
+        System.err.println("spillway launch: slot " + r + " (rank " + spheres.rankOf(r) + "'s replica) exited with " +
+            "status " + status + describe(status) + "; replicas " + spheres.live(spheres.rankOf(r)) + " run on " +
+            "(takeover: no restart), sdc_coverage now " + String.format("%.2f", spheres.sdcCoverage()));
+        return true;
+    }
+
     private Outcome outcome(final int status) throws InterruptedException
     {
         final List<Integer> lost = new ArrayList<>();
@@ -311,6 +359,7 @@ final class LaunchedJob
     private static String describe(final int status)
     {
         return status == RestartNeededException.EXIT_STATUS ? " (it stopped for a restart)" :
+            status == RankRun.MISMATCH_EXIT_STATUS ? " (it received copies that differ)" :
             status > SIGNAL_BASE ? " (killed by signal " + (status - SIGNAL_BASE) + ")" : "";
     }
 

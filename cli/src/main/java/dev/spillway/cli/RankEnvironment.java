@@ -3,20 +3,33 @@ package dev.spillway.cli;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.UcxTransport;
+import dev.spillway.resilience.redundancy.RedundancyDegree;
+import dev.spillway.resilience.redundancy.RedundancyPlan;
+import dev.spillway.resilience.redundancy.ReplicaMismatchException;
+import dev.spillway.resilience.redundancy.ReplicatedTransport;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * How a process learns that it is one rank of a job: {@code SPILLWAY_RANK}, {@code SPILLWAY_SIZE},
  * {@code SPILLWAY_COORDINATOR} (rank 0's host:port) and {@code SPILLWAY_SECRET}, set by {@code spillway launch}, or
  * by hand for Slurm, mpirun or ssh. A non-loopback coordinator is the request to use the network; UCX then uses the
  * devices {@code UCX_NET_DEVICES} names (all by default) instead of loopback only.
+ *
+ * <p>With {@code SPILLWAY_REDUNDANCY} (set by {@code launch --redundancy}), the job's {@code SPILLWAY_SIZE} processes
+ * are the replicas of {@code SPILLWAY_LOGICAL_RANKS} ranks, and {@code SPILLWAY_RANK} is this process's slot.
  */
 final class RankEnvironment
 {
     /** How many times the job was relaunched: 0 (the default) on the first launch. */
     static final String INCARNATION_ENV = TransportConfig.INCARNATION_ENV;
+    /** The redundancy degree r of a replicated job; unset or 1 for none. */
+    static final String REDUNDANCY_ENV = "SPILLWAY_REDUNDANCY";
+    /** With {@link #REDUNDANCY_ENV}: the logical ranks the program sees. */
+    static final String LOGICAL_RANKS_ENV = "SPILLWAY_LOGICAL_RANKS";
     /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
     static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
 
@@ -52,12 +65,55 @@ final class RankEnvironment
         throw new IllegalArgumentException(INCARNATION_ENV + "='" + text + "' must be a whole number ≥ 0");
     }
 
+    /** @return the plan of a replicated job, or null when {@link #REDUNDANCY_ENV} is unset. */
+    static RedundancyPlan redundancy(final Map<String, String> env)
+    {
+        final String degree = env.get(REDUNDANCY_ENV);
+        if (degree == null)
+        {
+            return null;
+        }
+        final String ranks = env.get(LOGICAL_RANKS_ENV);
+        if (ranks == null || !ranks.trim().matches("\\d{1,9}"))
+        {
+            throw new IllegalArgumentException(REDUNDANCY_ENV + " is set, so " + LOGICAL_RANKS_ENV + " must name the " +
+                "logical ranks, got '" + ranks + "'");
+        }
+        return RedundancyPlan.of(Integer.parseInt(ranks.trim()), RedundancyDegree.parse(degree.trim()));
+    }
+
+    /**
+     * Joins the job over UCX; in a replicated job, as one replica of a logical rank (placed as if every process ran
+     * on this host, as under {@code launch}).
+     *
+     * @param onMismatch told when copies of a transfer differ (replicated jobs only).
+     * @throws IllegalArgumentException naming a missing or malformed variable.
+     */
+    static Transport join(final Map<String, String> env, final Consumer<ReplicaMismatchException> onMismatch)
+    {
+        final RedundancyPlan plan = redundancy(env);
+        final Transport physical = join(env);
+        if (plan == null)
+        {
+            return physical;
+        }
+        if (plan.processes() != physical.size())
+        {
+            physical.close();
+            throw new IllegalArgumentException(REDUNDANCY_ENV + "=" + plan.degree() + " over " + plan.ranks() +
+                " ranks needs " + plan.processes() + " processes, but " + TransportConfig.SIZE_ENV + " is " +
+                physical.size());
+        }
+        return new ReplicatedTransport(physical, plan.place(Collections.nCopies(physical.size(), "localhost")),
+            onMismatch);
+    }
+
     /**
      * Joins the job over UCX.
      *
      * @throws IllegalArgumentException naming a missing or malformed variable.
      */
-    static Transport join(final Map<String, String> env)
+    private static Transport join(final Map<String, String> env)
     {
         final String missing = UcxTransport.unavailableReason();
         if (missing != null)

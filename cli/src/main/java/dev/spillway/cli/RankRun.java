@@ -11,6 +11,8 @@ import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RecoveryOutcome;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
+import dev.spillway.resilience.redundancy.ReplicaMismatchException;
+import dev.spillway.resilience.redundancy.ReplicatedTransport;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -29,8 +31,23 @@ import java.util.stream.IntStream;
  */
 final class RankRun
 {
+    /** A replica exits with this status once copies of a transfer it received differed. */
+    static final int MISMATCH_EXIT_STATUS = 76;
+
     private RankRun()
     {
+    }
+
+    /**
+     * A replica that received differing copies cannot tell which is right: it says so and exits (on a thread of its
+     * own, so the transport's thread is not held by the shutdown), and its sphere's other replicas run on.
+     */
+    static void stopOnMismatch(final ReplicaMismatchException mismatch)
+    {
+        System.err.println("spillway: " + mismatch.getMessage() + "; this replica stops (exit " +
+            MISMATCH_EXIT_STATUS + ")");
+        final Thread exit = new Thread(() -> System.exit(MISMATCH_EXIT_STATUS), "spillway-mismatch-exit");
+        exit.start();
     }
 
     /**
@@ -80,7 +97,13 @@ final class RankRun
                 return RestartNeededException.EXIT_STATUS;
             }
             final List<RankFigures> all = RankFigures.gather(transport, figures);
-            if (transport.rank() != DistributedSpillway.ROOT)
+            final ReplicatedTransport replicated = transport instanceof ReplicatedTransport r ? r : null;
+            if (replicated != null)
+            {
+                System.err.println("spillway: rank " + transport.rank() + " replica " + replicated.replica() +
+                    " (slot " + replicated.slot() + "): " + replicated.figures().describe());
+            }
+            if (transport.rank() != DistributedSpillway.ROOT || replicated != null && replicated.replica() != 0)
             {
                 System.err.println("spillway: " + figures.describe());
                 return 0;
@@ -88,6 +111,10 @@ final class RankRun
             final long restored = checkpoints == null ? 0 : checkpoints.restoredIndex();
             final Map<String, Object> out = summary.json(result, null, restored);
             RankFigures.put(all, out);
+            if (replicated != null)
+            {
+                out.put("replication", replicated.figures().json());
+            }
             if (checkpoints != null)
             {
                 CheckpointSummary.put(report, out);

@@ -245,7 +245,13 @@ final class RunCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        final Transport transport = distributed ? RankEnvironment.join(System.getenv()) : null;
+        if (distributed && RankEnvironment.redundancy(System.getenv()) != null && (p2f || checkpointDir != null))
+        {
+            throw new ParameterException(spec.commandLine(), "a replicated job (launch --redundancy) runs without " +
+                "checkpoints for now: drop " + (p2f ? "--p2f" : "--checkpoint-dir"));
+        }
+        final Transport transport = distributed ? RankEnvironment.join(System.getenv(), RankRun::stopOnMismatch) :
+            null;
         joinedMillis = System.currentTimeMillis();
         try
         {

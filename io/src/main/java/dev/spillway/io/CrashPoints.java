@@ -33,6 +33,8 @@ public final class CrashPoints
     public static final String BUDDY_KEEP = "buddy.keep";
     /** On a rank fetching its checkpoint back from its buddy, before it writes each chunk. */
     public static final String BUDDY_FETCH = "buddy.fetch";
+    /** On a replica receiving a transfer, after one replica's copy arrived, before it takes the next one's. */
+    public static final String BETWEEN_COPIES = "replica.between-copies";
 
     private static final String ARMED = System.getProperty("spillway.crashAt");
     private static final int HIT = Integer.getInteger("spillway.crashAtHit", 1);

@@ -39,7 +39,6 @@ final class FailureDetector implements AutoCloseable
     /** Message type, from rank 0 only: a rank rejoined; followed by the rank, its incarnation and its address. */
     static final byte REJOINED = 4;
     /** The loss reason of a peer that said goodbye. */
-    private static final String GOODBYE_REASON = "it closed its transport";
     private static final int HEARTBEATS_PER_TIMEOUT = 4;
     private static final System.Logger LOG = System.getLogger(FailureDetector.class.getName());
 
@@ -245,7 +244,7 @@ final class FailureDetector implements AutoCloseable
                             incarnation + " lost (" + report + "): this process was paused or cut off");
                     }
                     declareLost(who, incarnation, "reported by rank 0: " + report,
-                        GOODBYE_REASON.equals(report) ? Level.DEBUG : Level.WARNING);
+                        PeerEvent.CLOSED.equals(report) ? Level.DEBUG : Level.WARNING);
                 }
                 else if (type == REJOINED)
                 {
@@ -255,7 +254,7 @@ final class FailureDetector implements AutoCloseable
                 }
                 else if (type == GOODBYE)
                 {
-                    declareLost(connection.rank, connection.incarnation, GOODBYE_REASON, Level.DEBUG);
+                    declareLost(connection.rank, connection.incarnation, PeerEvent.CLOSED, Level.DEBUG);
                     return;
                 }
             }

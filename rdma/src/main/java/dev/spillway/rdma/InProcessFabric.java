@@ -222,7 +222,7 @@ public final class InProcessFabric implements AutoCloseable
     {
         if (ranks[t.rank()] == t)
         {
-            kill(t.rank(), "it closed its transport");
+            kill(t.rank(), PeerEvent.CLOSED);
         }
     }
 

@@ -11,6 +11,9 @@ package dev.spillway.rdma;
  */
 public record PeerEvent(Kind kind, int rank, int incarnation, String reason)
 {
+    /** The reason of a peer that said goodbye: it closed its transport, as at the end of a job. */
+    public static final String CLOSED = "it closed its transport";
+
     /** What happened to the peer. */
     public enum Kind
     {
@@ -24,6 +27,12 @@ public record PeerEvent(Kind kind, int rank, int incarnation, String reason)
     public static PeerEvent lost(final int rank, final int incarnation, final String reason)
     {
         return new PeerEvent(Kind.LOST, rank, incarnation, reason);
+    }
+
+    /** @return whether the peer left by closing its transport, rather than by failing. */
+    public boolean closed()
+    {
+        return kind == Kind.LOST && CLOSED.equals(reason);
     }
 
     /** @return the event of {@code rank} rejoining as {@code incarnation}. */

@@ -1,5 +1,6 @@
 package dev.spillway.resilience.redundancy;
 
+import dev.spillway.io.CrashPoints;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
@@ -44,7 +45,10 @@ public final class ReplicatedTransport implements Transport
 
     private final Transport physical;
     private final SpherePlacement placement;
+    /** Live replicas: those not lost and not closed. */
     private final Spheres spheres;
+    /** Replicas not lost: a replica that closed its transport at the end of its run still counts. */
+    private final Spheres unfailed;
     private final int rank;
     private final String[] lostReasons;
     private final List<PeerListener> listeners = new CopyOnWriteArrayList<>();
@@ -69,6 +73,7 @@ public final class ReplicatedTransport implements Transport
         this.onMismatch = onMismatch;
         this.placement = placement;
         this.spheres = new Spheres(placement);
+        this.unfailed = new Spheres(placement);
         this.rank = spheres.rankOf(physical.rank());
         this.lostReasons = new String[placement.ranks()];
         physical.addPeerListener(physicalListener);
@@ -80,12 +85,6 @@ public final class ReplicatedTransport implements Transport
                 onPhysicalEvent(PeerEvent.lost(slot, physical.incarnation(slot), reason));
             }
         }
-    }
-
-    /** @return the live replicas of every logical rank, as this process knows them. */
-    public Spheres spheres()
-    {
-        return spheres;
     }
 
     /** @return this process's slot (physical rank). */
@@ -103,7 +102,7 @@ public final class ReplicatedTransport implements Transport
     /** @return what this replica's transfers and losses came to so far. */
     public ReplicaFigures figures()
     {
-        return new ReplicaFigures(copiesSent.get(), copiesCompared.get(), takeovers.get(), spheres.sdcCoverage());
+        return new ReplicaFigures(copiesSent.get(), copiesCompared.get(), takeovers.get(), unfailed.sdcCoverage());
     }
 
     private void onPhysicalEvent(final PeerEvent event)
@@ -113,9 +112,15 @@ public final class ReplicatedTransport implements Transport
             return;
         }
         final int logical = spheres.rankOf(event.rank());
+        if (!event.closed() && unfailed.lost(event.rank()) == Spheres.Loss.TAKEN_OVER)
+        {
+            takeovers.incrementAndGet();
+        }
         switch (spheres.lost(event.rank()))
         {
-            case TAKEN_OVER -> takeovers.incrementAndGet();
+            case TAKEN_OVER, ALREADY_LOST ->
+            {
+            }
             case SPHERE_DEAD ->
             {
                 final String reason = "every replica of its sphere is lost, the last (slot " + event.rank() + "): " +
@@ -126,9 +131,6 @@ public final class ReplicatedTransport implements Transport
                 }
                 final PeerEvent dead = PeerEvent.lost(logical, event.incarnation(), reason);
                 listeners.forEach(l -> l.onPeerEvent(dead));
-            }
-            case ALREADY_LOST ->
-            {
             }
         }
     }
@@ -258,6 +260,8 @@ public final class ReplicatedTransport implements Transport
         private Message first;
         private long firstChecksum;
         private Message last;
+        /** The first copy that failed because a replica (or this process) was lost. */
+        private PeerFailedException firstLoss;
 
         CopyReceive(final int source, final int tag, final ByteBuffer dst, final List<Integer> replicas,
             final CompletableFuture<Message> result)
@@ -284,11 +288,19 @@ public final class ReplicatedTransport implements Transport
                     if (e == null)
                     {
                         delivered(slot, m);
+                        if (next < replicas.size())
+                        {
+                            CrashPoints.hit(CrashPoints.BETWEEN_COPIES);
+                        }
                     }
-                    else if (!(unwrap(e) instanceof PeerFailedException))
+                    else if (!(unwrap(e) instanceof PeerFailedException lost))
                     {
                         result.completeExceptionally(unwrap(e));
                         return;
+                    }
+                    else if (firstLoss == null)
+                    {
+                        firstLoss = lost;
                     }
                     else if (first != null && tag >= FIRST_COMPARED_TAG && checksum(first) != firstChecksum)
                     {
@@ -340,8 +352,9 @@ public final class ReplicatedTransport implements Transport
         {
             if (last == null)
             {
-                result.completeExceptionally(new PeerFailedException(source, "receive with tag " + tag,
-                    lostReason(source)));
+                final String dead = lostReason(source);
+                result.completeExceptionally(dead != null ? new PeerFailedException(source, "receive with tag " + tag,
+                    dead) : firstLoss);
                 return;
             }
             result.complete(logical(last));
