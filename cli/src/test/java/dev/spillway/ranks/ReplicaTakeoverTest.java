@@ -89,8 +89,10 @@ class ReplicaTakeoverTest
             launch.output);
         assertFalse(launch.output.contains("relaunching"), "nothing is relaunched, so nothing restores:\n" +
             launch.output);
-        System.out.printf("ReplicaTakeoverTest: %sx, kill %s: %.2f s against %.2f s unreplicated, without failure " +
-            "(reported, not asserted)%n", degree, spec, launch.json.get("time_s").asDouble(), referenceSeconds);
+        final double free = failureFree(degree);
+        System.out.printf("ReplicaTakeoverTest: %sx, kill %s: %.2f s against %.2f s failure-free, ratio %.2f " +
+            "(reported, not asserted)%n", degree, spec, launch.json.get("time_s").asDouble(), free,
+            launch.json.get("time_s").asDouble() / free);
     }
 
     @Test
