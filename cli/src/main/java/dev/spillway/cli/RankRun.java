@@ -11,6 +11,7 @@ import dev.spillway.ranks.RankProtocol;
 import dev.spillway.ranks.RecoveryOutcome;
 import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
+import dev.spillway.resilience.redundancy.ReplicaFigures;
 import dev.spillway.resilience.redundancy.ReplicaMismatchException;
 import dev.spillway.resilience.redundancy.ReplicatedTransport;
 
@@ -96,12 +97,14 @@ final class RankRun
                     restart.lostRanks());
                 return RestartNeededException.EXIT_STATUS;
             }
-            final List<RankFigures> all = RankFigures.gather(transport, figures);
+            // Taken before the gather: replicas that finished first close their transports meanwhile.
             final ReplicatedTransport replicated = transport instanceof ReplicatedTransport r ? r : null;
+            final ReplicaFigures copies = replicated == null ? null : replicated.figures();
+            final List<RankFigures> all = RankFigures.gather(transport, figures);
             if (replicated != null)
             {
                 System.err.println("spillway: rank " + transport.rank() + " replica " + replicated.replica() +
-                    " (slot " + replicated.slot() + "): " + replicated.figures().describe());
+                    " (slot " + replicated.slot() + "): " + copies.describe());
             }
             if (transport.rank() != DistributedSpillway.ROOT || replicated != null && replicated.replica() != 0)
             {
@@ -113,7 +116,7 @@ final class RankRun
             RankFigures.put(all, out);
             if (replicated != null)
             {
-                out.put("replication", replicated.figures().json());
+                out.put("replication", copies.json());
             }
             if (checkpoints != null)
             {
