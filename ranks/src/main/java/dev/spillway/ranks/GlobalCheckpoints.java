@@ -514,7 +514,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     @Override
     public void cutAbandoned(final Cut cut, final String why)
     {
-        if (cut.global())
+        // Once the job completed (finish()), closing the runtime may interrupt a last commit: nothing needs it.
+        if (cut.global() && !stopped)
         {
             runtime.restartNeeded("rank " + transport.rank() + " could not write its checkpoint of the global cut at " +
                 "index " + cut.globalIndex() + " (" + why + ")", -1);

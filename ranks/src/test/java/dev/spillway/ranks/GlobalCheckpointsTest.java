@@ -166,6 +166,27 @@ class GlobalCheckpointsTest
     }
 
     /**
+     * Closing a runtime whose job completed may interrupt the commit of its last cut (seen under load: "failed to
+     * commit: null", a ClosedByInterruptException): nothing needs that generation any more, so its abandonment is
+     * no reason to restart, and a successful job does not fail at close.
+     */
+    @Test
+    void aCutAbandonedAfterTheJobCompletedIsNoFailure() throws Exception
+    {
+        final Path root = Files.createDirectories(dir.resolve("abandoned"));
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        try (InProcessFabric fabric = new InProcessFabric(1, Duration.ofSeconds(20)))
+        {
+            final DistributedSpillway ds = new DistributedSpillway(fabric.transport(0),
+                config(0).checkpoints(new CutLog(cut -> { }), policy));
+            ds.awaitAll();
+            ds.close();
+            policy.cutAbandoned(new Cut(0, 1, EVERY, 0, 0), "interrupted while the runtime closed");
+            assertNull(ds.restartNeeded());
+        }
+    }
+
+    /**
      * With copies (buddy checkpoints), a rank begins a cut while the copy of the one before is in flight, but not a
      * third while the first of the two is still not globally committed; its copy's answer lets it go on.
      */

@@ -2,6 +2,7 @@ package dev.spillway.resilience.redundancy;
 
 import dev.spillway.io.CrashPoints;
 import dev.spillway.ranks.DistributedSpillway;
+import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerEvent;
@@ -12,8 +13,11 @@ import dev.spillway.rdma.Window;
 import dev.spillway.rdma.WindowHandle;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +46,11 @@ public final class ReplicatedTransport implements Transport
 {
     /** Tags at or above this one carry the runtime's data and protocol messages, which every replica must agree on. */
     public static final int FIRST_COMPARED_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
+    /**
+     * The physical tag of the messages between replicas of one sphere ({@link #exchangeWithPartners}): logical
+     * traffic never reaches it (data tags stay below {@code FIRST_DATA_TAG + 2^30} plus the objects declared).
+     */
+    public static final int PARTNER_TAG = Integer.MAX_VALUE;
 
     private final Transport physical;
     private final SpherePlacement placement;
@@ -91,6 +100,64 @@ public final class ReplicatedTransport implements Transport
     public int slot()
     {
         return physical.rank();
+    }
+
+    /**
+     * Sends {@code mine} to every live replica of this process's sphere and takes theirs, on the physical tag
+     * {@link #PARTNER_TAG}; a partner lost meanwhile is left out. Blocks; every partner must call it as often.
+     *
+     * @return each partner's bytes by slot.
+     */
+    public Map<Integer, byte[]> exchangeWithPartners(final byte[] mine)
+    {
+        final List<Integer> partners = new ArrayList<>(spheres.live(rank));
+        partners.remove(Integer.valueOf(physical.rank()));
+        final ByteBuffer length = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, mine.length);
+        final ByteBuffer payload = ByteBuffer.allocateDirect(Math.max(1, mine.length)).put(0, mine);
+        payload.limit(mine.length);
+        final Map<Integer, CompletableFuture<Message>> lengths = new LinkedHashMap<>();
+        final Map<Integer, ByteBuffer> theirLengths = new LinkedHashMap<>();
+        for (final int slot : partners)
+        {
+            theirLengths.put(slot, ByteBuffer.allocateDirect(Long.BYTES));
+            lengths.put(slot, physical.receive(slot, PARTNER_TAG, theirLengths.get(slot)));
+        }
+        final List<CompletableFuture<Void>> sends = new ArrayList<>();
+        for (final int slot : partners)
+        {
+            sends.add(physical.send(slot, Header.of(PARTNER_TAG), length).thenCompose(v ->
+                physical.send(slot, Header.of(PARTNER_TAG), payload)));
+        }
+        final Map<Integer, byte[]> theirs = new TreeMap<>();
+        for (final int slot : partners)
+        {
+            try
+            {
+                Collectives.await(lengths.get(slot));
+                final ByteBuffer in = ByteBuffer.allocateDirect((int)Math.max(1, theirLengths.get(slot).getLong(0)));
+                in.limit((int)theirLengths.get(slot).getLong(0));
+                Collectives.await(physical.receive(slot, PARTNER_TAG, in));
+                final byte[] bytes = new byte[in.limit()];
+                in.get(0, bytes);
+                theirs.put(slot, bytes);
+            }
+            catch (final PeerFailedException lost)
+            {
+                // the partner's loss is a takeover: compare with the others
+            }
+        }
+        for (final CompletableFuture<Void> send : sends)
+        {
+            try
+            {
+                Collectives.await(send);
+            }
+            catch (final PeerFailedException lost)
+            {
+                // as above
+            }
+        }
+        return theirs;
     }
 
     /** @return this process's place in its sphere: 0 for the first replica placed. */
