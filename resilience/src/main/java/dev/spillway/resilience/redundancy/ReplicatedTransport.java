@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
@@ -236,29 +237,41 @@ public final class ReplicatedTransport implements Transport
             copiesSent.incrementAndGet();
             return physical.send(physical.rank(), stamped, src);
         }
-        final List<Integer> replicas = liveOrFail(target);
+        final List<Integer> replicas = spheres.live(target);
+        if (replicas.isEmpty())
+        {
+            return CompletableFuture.failedFuture(new PeerFailedException(target, "send with tag " + header.tag(),
+                lostReason(target)));
+        }
         final CompletableFuture<?>[] copies = new CompletableFuture<?>[replicas.size()];
+        final AtomicInteger lost = new AtomicInteger();
         for (int i = 0; i < copies.length; i++)
         {
             copiesSent.incrementAndGet();
-            copies[i] = physical.send(replicas.get(i), stamped, src).handle((v, e) -> skipTakenOver(e, target));
+            copies[i] = physical.send(replicas.get(i), stamped, src).handle((v, e) -> skipLost(e, lost));
         }
         return CompletableFuture.allOf(copies).thenApply(v ->
         {
-            if (spheres.live(target).isEmpty())
+            if (lost.get() == copies.length)
             {
-                throw new PeerFailedException(target, "send with tag " + header.tag(), lostReason(target));
+                throw new PeerFailedException(target, "send with tag " + header.tag(), "every copy failed: " +
+                    "its replicas " + replicas + " are lost");
             }
             return null;
         });
     }
 
-    /** A copy that failed because its replica was lost is skipped while the sphere lives; anything else fails. */
-    private Void skipTakenOver(final Throwable failure, final int logical)
+    /** A copy that failed because its replica was lost is skipped (counted in {@code lost}); anything else fails. */
+    private static Void skipLost(final Throwable failure, final AtomicInteger lost)
     {
         final Throwable cause = unwrap(failure);
-        if (cause == null || cause instanceof PeerFailedException && !spheres.live(logical).isEmpty())
+        if (cause == null)
         {
+            return null;
+        }
+        if (cause instanceof PeerFailedException)
+        {
+            lost.incrementAndGet();
             return null;
         }
         throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
@@ -292,16 +305,6 @@ public final class ReplicatedTransport implements Transport
         return mine;
     }
 
-    private List<Integer> liveOrFail(final int logical)
-    {
-        final List<Integer> replicas = spheres.live(logical);
-        if (replicas.isEmpty())
-        {
-            throw new PeerFailedException(logical, "send", lostReason(logical));
-        }
-        return replicas;
-    }
-
     private Message logical(final Message m)
     {
         final Header h = m.header();
@@ -322,7 +325,8 @@ public final class ReplicatedTransport implements Transport
         private final ByteBuffer dst;
         private final List<Integer> replicas;
         private final CompletableFuture<Message> result;
-        private final StringBuilder copies = new StringBuilder();
+        /** The copies delivered so far: slot, length, seq and checksum, described only on a mismatch. */
+        private final List<long[]> copies = new ArrayList<>(2);
         private int next;
         private Message first;
         private long firstChecksum;
@@ -394,8 +398,10 @@ public final class ReplicatedTransport implements Transport
             last = m;
             final boolean compared = tag >= FIRST_COMPARED_TAG;
             final long checksum = compared ? checksum(m) : 0;
-            copies.append(copies.length() == 0 ? "" : ", ").append("slot ").append(slot).append(": ")
-                .append(describe(m, checksum));
+            if (compared)
+            {
+                copies.add(new long[] {slot, m.length(), m.header().seq(), checksum});
+            }
             if (first == null)
             {
                 first = m;
@@ -411,7 +417,7 @@ public final class ReplicatedTransport implements Transport
             {
                 throw new ReplicaMismatchException("silent data corruption detected: the replicas of rank " + source +
                     " sent rank " + rank + " (slot " + physical.rank() + ") different copies of the message with " +
-                    "tag " + tag + ": " + copies);
+                    "tag " + tag + ": " + describe(copies));
             }
         }
 
@@ -441,9 +447,15 @@ public final class ReplicatedTransport implements Transport
             return a.epoch() == b.epoch() && a.phase() == b.phase() && a.seq() == b.seq();
         }
 
-        private static String describe(final Message m, final long checksum)
+        private static String describe(final List<long[]> copies)
         {
-            return m.length() + " bytes, seq " + m.header().seq() + ", crc32c " + Long.toHexString(checksum);
+            final StringBuilder out = new StringBuilder();
+            for (final long[] c : copies)
+            {
+                out.append(out.length() == 0 ? "" : ", ").append("slot ").append(c[0]).append(": ").append(c[1])
+                    .append(" bytes, seq ").append(c[2]).append(", crc32c ").append(Long.toHexString(c[3]));
+            }
+            return out.toString();
         }
     }
 
