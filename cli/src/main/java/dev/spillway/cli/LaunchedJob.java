@@ -157,8 +157,7 @@ final class LaunchedJob
         {
             exits.add(exit);
         }
-        System.err.println("spillway launch: " + (spheres == null ? "rank " + r : "slot " + r + " (rank " +
-            spheres.rankOf(r) + "'s replica)") + " pid " + p.pid() + " incarnation " + rankIncarnation);
+        System.err.println("spillway launch: " + name(r) + " pid " + p.pid() + " incarnation " + rankIncarnation);
         final String prefix = spheres == null ? "[rank " + r + "] " : "[slot " + r + "] ";
         final boolean toOut = r == 0;
         pumps.add(pump(p.getInputStream(), () -> toOut ? System.out : System.err, toOut ? "" : prefix));
@@ -284,7 +283,7 @@ final class LaunchedJob
                     if (p.exitValue() != 0 && status == 0)
                     {
                         status = p.exitValue();
-                        System.err.println("spillway launch: rank " + r + " exited with status " + status +
+                        System.err.println("spillway launch: " + name(r) + " exited with status " + status +
                             describe(status) + "; stopping the others within " + GRACE_MS / 1000 + " s");
                         deadline = System.currentTimeMillis() + GRACE_MS;
                     }
@@ -327,10 +326,16 @@ final class LaunchedJob
         {
             return false;
         }
-        System.err.println("spillway launch: slot " + r + " (rank " + spheres.rankOf(r) + "'s replica) exited with " +
-            "status " + status + describe(status) + "; replicas " + spheres.live(spheres.rankOf(r)) + " run on " +
+        System.err.println("spillway launch: " + name(r) + " exited with status " + status + describe(status) +
+            "; replicas " + spheres.live(spheres.rankOf(r)) + " run on " +
             "(takeover: no restart), sdc_coverage now " + String.format("%.2f", spheres.sdcCoverage()));
         return true;
+    }
+
+    /** @return how the launcher names process {@code r}: a rank, or a replicated job's slot and its rank. */
+    private String name(final int r)
+    {
+        return spheres == null ? "rank " + r : "slot " + r + " (rank " + spheres.rankOf(r) + "'s replica)";
     }
 
     private Outcome outcome(final int status) throws InterruptedException

@@ -426,8 +426,8 @@ public final class ReplicatedTransport implements Transport
             if (last == null)
             {
                 final String dead = lostReason(source);
-                result.completeExceptionally(dead != null ? new PeerFailedException(source, "receive with tag " + tag,
-                    dead) : firstLoss);
+                result.completeExceptionally(new PeerFailedException(source, "receive with tag " + tag,
+                    dead != null ? dead : "every replica's copy failed, the first with: " + firstLoss.getMessage()));
                 return;
             }
             result.complete(logical(last));
