@@ -18,7 +18,8 @@ final class ChildJvm
     }
 
     /**
-     * @param flags JVM flags added after this JVM's, which replace any {@code -Dspillway.crashAt…} of this JVM's.
+     * @param flags JVM flags added after this JVM's, which replace any {@code -Dspillway.crashAt…} and
+     *              {@code -Dspillway.flip…} of this JVM's.
      * @return as {@link #command(String, List)}, with {@code flags}.
      */
     static List<String> command(final String heap, final List<String> flags, final List<String> args)
@@ -34,7 +35,7 @@ final class ChildJvm
         for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
             if (!a.startsWith("-Xmx") && !a.startsWith("-Xms") && !a.startsWith("-agentlib") &&
-                !a.startsWith("-javaagent") && !(ownCrashPoints && a.startsWith("-Dspillway.crashAt")))
+                !a.startsWith("-javaagent") && !(ownCrashPoints && (a.startsWith("-Dspillway.crashAt") || a.startsWith("-Dspillway.flip"))))
             {
                 cmd.add(a);
             }

@@ -1,5 +1,6 @@
 package dev.spillway.cli;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,6 +16,12 @@ import java.util.List;
  */
 record CrashSpec(int rank, String point, int hit, int incarnation)
 {
+    /**
+     * Not a crash: {@code launch --flip-at RANK:HIT[@INCARNATION]} flips one bit of what that rank's HIT-th task
+     * wrote ({@code BitFlips}), for silent-data-corruption tests.
+     */
+    static final String BIT_FLIP = "bit-flip";
+
     /** @throws IllegalArgumentException naming the malformed spec. */
     static CrashSpec parse(final String spec, final int ranks)
     {
@@ -43,16 +50,32 @@ record CrashSpec(int rank, String point, int hit, int incarnation)
         }
     }
 
-    /** @return the JVM flags for {@code rank} in {@code incarnation}: those of the first spec naming both. */
+    /**
+     * @return the JVM flags for {@code rank} in {@code incarnation}: those of the first crash point and the first
+     *         {@link #BIT_FLIP} naming both.
+     */
     static List<String> flags(final List<CrashSpec> specs, final int rank, final int incarnation)
     {
+        final List<String> flags = new ArrayList<>();
+        boolean crash = false;
+        boolean flip = false;
         for (final CrashSpec c : specs)
         {
-            if (c.rank == rank && c.incarnation == incarnation)
+            if (c.rank != rank || c.incarnation != incarnation)
             {
-                return List.of("-Dspillway.crashAt=" + c.point, "-Dspillway.crashAtHit=" + c.hit);
+                continue;
+            }
+            if (c.point.equals(BIT_FLIP) && !flip)
+            {
+                flip = true;
+                flags.add("-Dspillway.flipAt=" + c.hit);
+            }
+            else if (!c.point.equals(BIT_FLIP) && !crash)
+            {
+                crash = true;
+                flags.addAll(List.of("-Dspillway.crashAt=" + c.point, "-Dspillway.crashAtHit=" + c.hit));
             }
         }
-        return List.of();
+        return flags;
     }
 }

@@ -58,7 +58,10 @@ final class LaunchCommand implements Callable<Integer>
             "Every transfer goes from each replica of its sender to each replica of its receiver, which compares " +
             "the copies and stops on a difference (silent data corruption). A replica killed while its rank has " +
             "another is taken over: the job runs on, no restart. Process slot 0 hosts the rendezvous and cannot " +
-            "be lost. Not yet with --checkpoint-dir, --p2f or --buddy (default: ${DEFAULT-VALUE}).")
+            "be lost. With run --checkpoint-dir DIR, replica k keeps its checkpoints in DIR/replica-k, a rank's " +
+            "replicas compare them at every global cut, and a difference or the loss of every replica of a rank " +
+            "restarts the job (with --max-restarts) from the newest cut all verified. Not yet with --p2f or --buddy " +
+            "(default: ${DEFAULT-VALUE}).")
     private String redundancy = "1";
 
     @Option(names = "--crash-at", paramLabel = "RANK:POINT[:HIT][@INC]",
@@ -66,6 +69,12 @@ final class LaunchCommand implements Callable<Integer>
             "the HIT-th (default 1) hit of crash point POINT, printing `CRASHPOINT POINT PID` for a test to kill " +
             "it. Repeatable.")
     private List<String> crashAt = new ArrayList<>();
+
+    @Option(names = "--flip-at", paramLabel = "RANK:HIT[@INC]", hidden = true,
+        description = "Testing aid: flip one bit of the object RANK's (a process slot with --redundancy) HIT-th " +
+            "task wrote, in incarnation INC (default 0), printing `BITFLIP ...`, as a silent memory error would. " +
+            "Repeatable.")
+    private List<String> flipAt = new ArrayList<>();
 
     @Option(names = "--lose-disks", paramLabel = "RANK[,RANK...]", split = ",", hidden = true,
         description = "Testing aid: before the first relaunch, delete these ranks' checkpoint directories " +
@@ -96,11 +105,26 @@ final class LaunchCommand implements Callable<Integer>
             return refused;
         }
         final RedundancyPlan plan = replication();
+        if (plan != null && !loseDisks.isEmpty())
+        {
+            throw new IllegalArgumentException("--lose-disks names ranks' directories (DIR/rank-R), which a " +
+                "replicated job does not have (DIR/replica-k/rank-R)");
+        }
         final int processes = plan == null ? ranks : (int)plan.processes();
         final List<CrashSpec> crashes = new ArrayList<>();
         for (final String spec : crashAt)
         {
             crashes.add(CrashSpec.parse(spec, processes));
+        }
+        for (final String spec : flipAt)
+        {
+            final String[] f = spec.split("@", 2)[0].split(":");
+            if (f.length != 2)
+            {
+                throw new IllegalArgumentException("--flip-at '" + spec + "': expected RANK:HIT[@INCARNATION], e.g. 1:30");
+            }
+            crashes.add(CrashSpec.parse(f[0] + ":" + CrashSpec.BIT_FLIP + ":" + f[1] +
+                (spec.contains("@") ? spec.substring(spec.indexOf('@')) : ""), processes));
         }
         String recovery = null;
         final boolean partial = command.contains("--p2f");
@@ -131,9 +155,11 @@ final class LaunchCommand implements Callable<Integer>
             }
             final long now = System.currentTimeMillis();
             recovery = outcome.recovery(now);
-            System.err.println("spillway launch: relaunching all " + ranks + " ranks as incarnation " +
+            System.err.println("spillway launch: relaunching all " + (plan == null ? ranks + " ranks" : processes +
+                " processes") + " as incarnation " +
                 (incarnation + 1) + " (restart " + (incarnation + 1) + " of at most " + maxRestarts + "); lost: " +
-                (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : "rank " + outcome.lost()));
+                (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : (plan == null ? "rank " : "slot ") +
+                outcome.lost()));
         }
     }
 
@@ -148,12 +174,12 @@ final class LaunchCommand implements Callable<Integer>
         {
             return null;
         }
-        for (final String refused : List.of("--checkpoint-dir", "--p2f", "--buddy"))
+        for (final String refused : List.of("--p2f", "--buddy"))
         {
             if (command.stream().anyMatch(a -> a.equals(refused) || a.startsWith(refused + "=")))
             {
-                throw new IllegalArgumentException("--redundancy runs without checkpoints for now: the command's " +
-                    refused + " is not supported with it yet");
+                throw new IllegalArgumentException("--redundancy keeps each replica's checkpoints apart and compares " +
+                    "them at every cut; the command's " + refused + " is not supported with it yet");
             }
         }
         final RedundancyPlan plan = RedundancyPlan.of(ranks, degree);

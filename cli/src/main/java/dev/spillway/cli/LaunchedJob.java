@@ -295,7 +295,7 @@ final class LaunchedJob
                 {
                     if (processes.get(r).isAlive())
                     {
-                        System.err.println("spillway launch: killing rank " + r);
+                        System.err.println("spillway launch: killing " + name(r));
                         processes.get(r).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                     }
                 }
@@ -354,7 +354,8 @@ final class LaunchedJob
             if (s != 0 && s != RestartNeededException.EXIT_STATUS)
             {
                 lost.add(r);
-                crashedOnly &= s > SIGNAL_BASE;
+                // A replica that stopped on differing copies saw a transient fault: a relaunch need not meet it.
+                crashedOnly &= s > SIGNAL_BASE || spheres != null && s == RankRun.MISMATCH_EXIT_STATUS;
                 died = Math.min(died, exitMillis.get(r));
             }
         }

@@ -6,6 +6,9 @@ import dev.spillway.rdma.UcxTransport;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.buddy.BuddyCheckpoints;
+import dev.spillway.resilience.redundancy.ReplicaDigests;
+import dev.spillway.resilience.redundancy.ReplicaRestore;
+import dev.spillway.resilience.redundancy.ReplicatedTransport;
 import dev.spillway.resilience.store.FileCheckpointStore;
 
 import java.io.IOException;
@@ -17,12 +20,48 @@ import java.util.Locale;
  * global commit record in {@code DIR/}. {@code --checkpoint-every N} cuts every N tasks of the whole job's submission
  * order; {@code Ns} and {@code auto} cut where rank 0's policy says, at a point the ranks agree on. With
  * {@code --buddy staged}, each rank's generations are copied to its buddy ({@link BuddyCheckpoints}), and a rank whose
- * directory lost the global checkpoint fetches it back from there.
+ * directory lost the global checkpoint fetches it back from there. In a replicated job, replica k keeps its
+ * generations in {@code DIR/replica-k/rank-R/} and its sphere compares them at every cut.
  */
 final class RankCheckpoints
 {
     private RankCheckpoints()
     {
+    }
+
+    /**
+     * A replicated job ({@code launch --redundancy}): each replica keeps its own generations
+     * ({@link ReplicaRestore}), and its sphere compares them at every global cut ({@link ReplicaDigests}).
+     */
+    private static GlobalCheckpoints replicated(final SpillwayConfig config, final ReplicatedTransport transport,
+        final Path dir, final String every, final Double mtbfSeconds, final int incarnation) throws IOException
+    {
+        final long restored = ReplicaRestore.agree(transport, dir, System.err::println);
+        final Path root = ReplicaRestore.root(dir, transport.replica());
+        final Path rankDir = ReplicaRestore.rankDir(dir, transport.replica(), transport.rank());
+        // A cut counts only once verified, so a replica begins the next while the comparison is in flight.
+        final FileCheckpointStore store = Checkpoints.store(rankDir).globalCut(restored).keep(3).open();
+        try
+        {
+            final GlobalCheckpoints policy = policy(store, root, every, mtbfSeconds, restored, incarnation);
+            policy.copyCommitsTo(new ReplicaDigests(transport, rankDir));
+            config.checkpoints(store, policy);
+            return policy;
+        }
+        catch (final RuntimeException e)
+        {
+            store.close();
+            throw e;
+        }
+    }
+
+    private static GlobalCheckpoints policy(final FileCheckpointStore store, final Path root, final String every,
+        final Double mtbfSeconds, final long restored, final int incarnation)
+    {
+        final String text = every.trim().toLowerCase(Locale.ROOT);
+        return text.matches("\\d{1,18}") ?
+            GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation) :
+            GlobalCheckpoints.agreed(Checkpoints.policy(store, every, mtbfSeconds), root, restored, incarnation);
     }
 
     /**
@@ -35,6 +74,10 @@ final class RankCheckpoints
         final String every, final Double mtbfSeconds, final int incarnation, final boolean buddy) throws IOException
     {
         Checkpoints.check(every, mtbfSeconds);
+        if (transport instanceof ReplicatedTransport replicated)
+        {
+            return replicated(config, replicated, root, every, mtbfSeconds, incarnation);
+        }
         // A rank started again alone (past-to-future logging) rejoins ranks that run on: it reads the record itself.
         final boolean rejoined = transport instanceof UcxTransport ucx && ucx.rejoined();
         if (!rejoined)
@@ -62,10 +105,7 @@ final class RankCheckpoints
         }
         try
         {
-            final String text = every.trim().toLowerCase(Locale.ROOT);
-            final GlobalCheckpoints policy = text.matches("\\d{1,18}") ?
-                GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation) :
-                GlobalCheckpoints.agreed(Checkpoints.policy(store, every, mtbfSeconds), root, restored, incarnation);
+            final GlobalCheckpoints policy = policy(store, root, every, mtbfSeconds, restored, incarnation);
             if (buddies != null)
             {
                 policy.copyCommitsTo(buddies);

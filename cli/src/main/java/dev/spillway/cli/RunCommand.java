@@ -245,10 +245,11 @@ final class RunCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        if (distributed && RankEnvironment.redundancy(System.getenv()) != null && (p2f || checkpointDir != null))
+        if (distributed && RankEnvironment.redundancy(System.getenv()) != null && (p2f || !"none".equals(buddy)))
         {
-            throw new ParameterException(spec.commandLine(), "a replicated job (launch --redundancy) runs without " +
-                "checkpoints for now: drop " + (p2f ? "--p2f" : "--checkpoint-dir"));
+            throw new ParameterException(spec.commandLine(), "a replicated job (launch --redundancy) keeps its " +
+                "replicas' checkpoints apart and compares them; it does not run with " + (p2f ? "--p2f" : "--buddy") +
+                " yet: drop it");
         }
         final Transport transport = distributed ? RankEnvironment.join(System.getenv(), RankRun::stopOnMismatch) :
             null;

@@ -98,12 +98,13 @@ class LaunchCommandTest
     @Test
     void redundancyRefusesWhatItCannotRunYet()
     {
-        final String[] checkpointed = {"lu", "--n", "256", "--checkpoint-dir", dir.resolve("c").toString()};
+        final String[] checkpointed = {"lu", "--n", "256", "--checkpoint-dir", dir.resolve("c").toString(),
+            "--buddy", "staged"};
         final CommandLine cli = SpillwayCli.commandLine();
         final StringWriter err = new StringWriter();
         cli.setErr(new PrintWriter(err));
         assertNotEquals(0, cli.execute(args("launch -n 2 --redundancy 2 run", checkpointed, "refused")));
-        assertTrue(err.toString().contains("--checkpoint-dir is not supported with it yet"), err.toString());
+        assertTrue(err.toString().contains("--buddy is not supported with it yet"), err.toString());
         final StringWriter low = new StringWriter();
         final CommandLine again = SpillwayCli.commandLine();
         again.setErr(new PrintWriter(low));

@@ -356,7 +356,9 @@ public final class DistributedSpillway implements TaskRuntime
             barriers++;
             return;
         }
-        Collectives.barrier(transport, BARRIER_TAG);
+        // Ends with the rank's stop for a restart too: a peer stopped for one (a replica's failed comparison, say)
+        // leaves it, while a peer waiting for this rank's commit never arrives.
+        awaitBarrier(Collectives.barrierAsync(transport, BARRIER_TAG), () -> "every rank to reach it");
         barriers++;
     }
 

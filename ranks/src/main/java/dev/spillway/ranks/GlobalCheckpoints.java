@@ -138,19 +138,32 @@ public final class GlobalCheckpoints implements CheckpointPolicy
      */
     public static long agreeOnRestore(final Transport transport, final Path root)
     {
-        byte[] mine = new byte[0];
+        long recorded = Cut.LOCAL;
         if (transport.rank() == DistributedSpillway.ROOT)
         {
             try
             {
-                mine = ByteBuffer.allocate(CutMessages.WORD).putLong(new GlobalCommitRecord(root.resolve(RECORD))
-                    .read(transport.size())).array();
+                recorded = new GlobalCommitRecord(root.resolve(RECORD)).read(transport.size());
             }
             catch (final IOException e)
             {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
         }
+        return agreeOnRestore(transport, recorded);
+    }
+
+    /**
+     * As {@link #agreeOnRestore(Transport, Path)}, where rank 0 found the cut elsewhere (a replicated job: its
+     * replicas' records).
+     *
+     * @param rootsCut on rank 0, the cut to resume from, or {@link Cut#LOCAL}; ignored elsewhere.
+     * @return rank 0's {@code rootsCut}.
+     */
+    public static long agreeOnRestore(final Transport transport, final long rootsCut)
+    {
+        final byte[] mine = transport.rank() == DistributedSpillway.ROOT ?
+            ByteBuffer.allocate(CutMessages.WORD).putLong(rootsCut).array() : new byte[0];
         final byte[][] all = Collectives.allGather(transport, CutMessages.RESTORE_TAG, mine, CutMessages.WORD);
         return ByteBuffer.wrap(all[DistributedSpillway.ROOT]).getLong();
     }
@@ -482,8 +495,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             if (!stopped)
             {
-                runtime.restartNeeded("rank " + transport.rank() + " could not copy its checkpoint of the global " +
-                    "cut at index " + cut.globalIndex() + ": " + why, -1);
+                runtime.restartNeeded("rank " + transport.rank() + "'s checkpoint of the global cut at index " +
+                    cut.globalIndex() + " cannot count: " + why, -1);
             }
         });
     }

@@ -187,6 +187,58 @@ class GlobalCheckpointsTest
     }
 
     /**
+     * A rank that stops for a restart while it waits at the job's last barrier (a replica's comparison of its last cut
+     * failed, after its tasks ended) leaves the barrier at once: its peers may wait for that cut's global commit, never
+     * for the barrier, so it would otherwise wait for the transport's timeout.
+     */
+    @Test
+    void aRankStoppedForARestartLeavesTheLastBarrier() throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT.multipliedBy(2)))
+        {
+            final List<DistributedSpillway> ranks = new ArrayList<>();
+            for (int r = 0; r < 2; r++)
+            {
+                final Path root = Files.createDirectories(dir.resolve("barrier-" + r));
+                ranks.add(new DistributedSpillway(fabric.transport(r), config(r).checkpoints(new CutLog(cut -> { }),
+                    GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0))));
+            }
+            final ExecutorService pool = Executors.newSingleThreadExecutor();
+            try
+            {
+                final Future<?> waits = pool.submit(() -> ranks.get(1).awaitAll());
+                ranks.get(1).restartNeeded("its last cut's comparison failed", -1);
+                final Throwable thrown;
+                try
+                {
+                    waits.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+                    throw new AssertionError("rank 1's awaitAll passed the barrier that rank 0 never reached");
+                }
+                catch (final java.util.concurrent.TimeoutException e)
+                {
+                    throw new AssertionError("waited " + LIMIT + " for rank 1's awaitAll to end once it stopped for " +
+                        "a restart", e);
+                }
+                catch (final java.util.concurrent.ExecutionException e)
+                {
+                    thrown = e.getCause();
+                }
+                assertTrue(thrown instanceof RestartNeededException && thrown.getMessage().contains("its last cut's " +
+                    "comparison failed"), String.valueOf(thrown));
+            }
+            finally
+            {
+                pool.shutdownNow();
+                fabric.kill(1, "rank 1 stopped for a restart");
+                for (final DistributedSpillway ds : ranks)
+                {
+                    ds.close();
+                }
+            }
+        }
+    }
+
+    /**
      * With copies (buddy checkpoints), a rank begins a cut while the copy of the one before is in flight, but not a
      * third while the first of the two is still not globally committed; its copy's answer lets it go on.
      */

@@ -1,6 +1,8 @@
 package dev.spillway.rdma;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -84,6 +86,33 @@ public final class Collectives
     public static void barrier(final Transport transport, final int tag)
     {
         allGather(transport, tag, new byte[0], 1);
+    }
+
+    /**
+     * A barrier a caller can stop waiting for (its operations stay posted, so use it only where giving up ends the
+     * transport's use, as a rank's stop for a restart does).
+     *
+     * @return completes when every rank called it with the same tag; fails as its first failed operation.
+     */
+    public static CompletableFuture<Void> barrierAsync(final Transport transport, final int tag)
+    {
+        final List<CompletableFuture<?>> all = new ArrayList<>();
+        final ByteBuffer empty = ByteBuffer.allocateDirect(1).limit(0);
+        for (int r = 0; r < transport.size(); r++)
+        {
+            if (r != transport.rank())
+            {
+                all.add(transport.receive(r, tag, ByteBuffer.allocateDirect(1)));
+            }
+        }
+        for (int r = 0; r < transport.size(); r++)
+        {
+            if (r != transport.rank())
+            {
+                all.add(transport.send(r, Header.of(tag), empty.duplicate()));
+            }
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.spillway.internal;
 
+import dev.spillway.Privilege;
+import dev.spillway.io.BitFlips;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.spi.AsyncTaskBody;
 import net.openhft.affinity.AffinityLock;
@@ -113,6 +115,10 @@ final class Worker implements Agent
                 return 1;
             }
             t.body.run(ctx);
+            if (BitFlips.armed())
+            {
+                flipAWrittenBit(t);
+            }
         }
         catch (final Throwable e)
         {
@@ -133,6 +139,19 @@ final class Worker implements Agent
             engine.publish(EngineEvent.Kind.DONE, t, error);
         }
         return 1;
+    }
+
+    /** Fault injection ({@link BitFlips}): offers the first object the task wrote. */
+    private void flipAWrittenBit(final TaskRecord t)
+    {
+        for (int i = 0; i < t.refs.length; i++)
+        {
+            if (t.privileges[i] == Privilege.WRITE || t.privileges[i] == Privilege.READ_WRITE)
+            {
+                BitFlips.wrote(t.name, t.refs[i].tag(), ctx.buffer(t.refs[i]));
+                return;
+            }
+        }
     }
 
     private void endRun(final TaskRecord t, final long start, final TaskRunEvent event)

@@ -167,6 +167,12 @@ public final class ReplicatedTransport implements Transport
         return placement.slotsOf(rank).indexOf(physical.rank());
     }
 
+    /** @return slot {@code slot}'s place in its sphere: 0 for the first replica placed. */
+    public int replicaOf(final int slot)
+    {
+        return placement.slotsOf(spheres.rankOf(slot)).indexOf(slot);
+    }
+
     /** @return what this replica's transfers and losses came to so far. */
     public ReplicaFigures figures()
     {

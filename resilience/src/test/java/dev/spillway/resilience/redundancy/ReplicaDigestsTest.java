@@ -7,7 +7,6 @@ import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.StoreKind;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.GlobalCheckpoints;
-import dev.spillway.rdma.InProcessFabric;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.RingSweeps;
 import org.junit.jupiter.api.Test;
@@ -16,17 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -68,8 +61,8 @@ class ReplicaDigestsTest
         for (final String degree : List.of("2", "3"))
         {
             final Job job = run(degree, -1);
-            assertTrue(job.failed.isEmpty(), degree + "x: " + job.failed);
-            for (final Map.Entry<Integer, SortedMap<Long, DigestVote.Verdict>> e : job.verdicts.entrySet())
+            assertTrue(job.failed().isEmpty(), degree + "x: " + job.failed());
+            for (final Map.Entry<Integer, SortedMap<Long, DigestVote.Verdict>> e : job.verdicts().entrySet())
             {
                 assertTrue(e.getValue().size() >= 3, degree + "x, slot " + e.getKey() + ": " + e.getValue());
                 for (final DigestVote.Verdict v : e.getValue().values())
@@ -89,7 +82,7 @@ class ReplicaDigestsTest
             final Job job = run(degree, 1);
             for (final int slot : List.of(0, 1))
             {
-                final SortedMap<Long, DigestVote.Verdict> verdicts = job.verdicts.get(slot);
+                final SortedMap<Long, DigestVote.Verdict> verdicts = job.verdicts().get(slot);
                 final DigestVote.Verdict caught = verdicts.get(FIRST_CUT_AFTER);
                 assertNotNull(caught, degree + "x, slot " + slot + " compared no cut at " + FIRST_CUT_AFTER + ": " +
                     verdicts);
@@ -102,7 +95,7 @@ class ReplicaDigestsTest
                 {
                     assertEquals(DigestVote.Kind.VERIFIED, v.kind(), "cuts before the flip: " + v.reason());
                 }
-                final Throwable failure = job.failed.get(slot);
+                final Throwable failure = job.failed().get(slot);
                 assertNotNull(failure, degree + "x: slot " + slot + " must stop for a restart");
                 final String why = String.valueOf(failure.getMessage());
                 assertTrue(why.contains("silent data corruption detected at the global cut at index " +
@@ -113,61 +106,24 @@ class ReplicaDigestsTest
     }
 
     /** Each slot's verdicts and, for a slot whose run failed, why. */
-    private static final class Job
+    private record Job(Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, Map<Integer, Throwable> failed)
     {
-        final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts = new ConcurrentHashMap<>();
-        final Map<Integer, Throwable> failed = new ConcurrentHashMap<>();
     }
 
     /** Runs the program on every replica; {@code flipSlot} (or -1) flips a bit of rank 0's own object in {@link #FLIPPED}. */
     private Job run(final String degree, final int flipSlot) throws Exception
     {
-        final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse(degree));
-        final int processes = (int)plan.processes();
-        final SpherePlacement placement = plan.place(Collections.nCopies(processes, "localhost"));
         final Path root = dir.resolve(degree + "-" + flipSlot);
-        final Job job = new Job();
-        try (InProcessFabric fabric = new InProcessFabric(processes, LIMIT))
-        {
-            final ExecutorService pool = Executors.newFixedThreadPool(processes);
-            try
-            {
-                final List<Future<?>> slots = new ArrayList<>();
-                for (int slot = 0; slot < processes; slot++)
-                {
-                    final int s = slot;
-                    final ReplicatedTransport transport = new ReplicatedTransport(fabric.transport(slot), placement,
-                        mismatch -> fabric.kill(s, "slot " + s + " stops: " + mismatch.getMessage()));
-                    slots.add(pool.submit(() ->
-                    {
-                        try
-                        {
-                            runSlot(transport, root.resolve("slot-" + s), s == flipSlot, job,
-                                () -> fabric.kill(s, "slot " + s + " stopped for a restart"));
-                        }
-                        catch (final Exception | AssertionError e)
-                        {
-                            job.failed.put(s, e);
-                        }
-                        return null;
-                    }));
-                }
-                for (final Future<?> f : slots)
-                {
-                    f.get(2 * LIMIT.toSeconds(), TimeUnit.SECONDS);
-                }
-            }
-            finally
-            {
-                pool.shutdownNow();
-            }
-        }
-        return job;
+        final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts = new ConcurrentHashMap<>();
+        final ReplicatedJob job = ReplicatedJob.run(RedundancyPlan.of(RANKS, RedundancyDegree.parse(degree)), LIMIT,
+            (transport, exits) -> runSlot(transport, root.resolve("slot-" + transport.slot()),
+                transport.slot() == flipSlot, verdicts, exits));
+        return new Job(verdicts, job.failed);
     }
 
     /** @param exits as the slot's process would exit when its run fails, before its runtime closes. */
     private static void runSlot(final ReplicatedTransport transport, final Path root, final boolean flip,
-        final Job job, final Runnable exits) throws Exception
+        final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, final Runnable exits) throws Exception
     {
         final int rank = transport.rank();
         final Path rankDir = root.resolve("rank-" + rank);
@@ -223,7 +179,7 @@ class ReplicaDigestsTest
         }
         finally
         {
-            job.verdicts.put(transport.slot(), digests.verdicts());
+            verdicts.put(transport.slot(), digests.verdicts());
         }
     }
 }
