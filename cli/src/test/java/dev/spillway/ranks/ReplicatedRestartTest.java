@@ -7,6 +7,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -23,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * §D.5): what replication cannot take over restarts the job from the newest cut every sphere verified, with the
  * unreplicated run's result checksum. The death of a whole sphere (two {@code kill -9}, the first replica long before
  * the second, so its directory lacks the newer cuts and it copies them from its partner) and one bit flipped in what a
- * task wrote on one replica (caught when the sphere compares its next cut) both do.
+ * task wrote on one replica (caught when the sphere compares its next cut) both do. A replica killed during a cut or
+ * during its sphere's digest exchange is taken over like any other.
  */
 @Tag("process")
 class ReplicatedRestartTest
@@ -63,6 +67,19 @@ class ReplicatedRestartTest
         assertTrue(launch.output.contains("rank 1 replica 1 (slot 3) lacks the global cut at index") &&
             launch.output.contains("every block verified"), "slot 3 copies the cut from slot 2:\n" + launch.output);
         assertTrue(launch.output.contains("incarnation 1, resumed from the cut at global index"), launch.output);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {CrashPoints.CAPTURE + ":3", CrashPoints.DIGEST_EXCHANGE + ":2"})
+    void aReplicaKilledDuringACutOrTheDigestExchangeIsTakenOver(final String point) throws Exception
+    {
+        final Launch launch = launch(dir, List.of("--crash-at", "3:" + point), true);
+        assertEquals(1, launch.killed.size(), "the armed crash point must be reached and killed:\n" + launch.output);
+        assertEquals(0, launch.exit, launch.output);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
+        assertTrue(launch.output.contains("slot 3 (rank 1's replica) exited with status 137 (killed by signal 9); " +
+            "replicas [2] run on (takeover: no restart)"), launch.output);
+        assertFalse(launch.output.contains("relaunching"), "a takeover restarts nothing:\n" + launch.output);
     }
 
     @Test

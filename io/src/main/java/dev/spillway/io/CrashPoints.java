@@ -35,6 +35,8 @@ public final class CrashPoints
     public static final String BUDDY_FETCH = "buddy.fetch";
     /** On a replica receiving a transfer, after one replica's copy arrived, before it takes the next one's. */
     public static final String BETWEEN_COPIES = "replica.between-copies";
+    /** On a replica comparing a committed cut, as it starts exchanging the cut's digest with its partners. */
+    public static final String DIGEST_EXCHANGE = "replica.digest-exchange";
 
     private static final String ARMED = System.getProperty("spillway.crashAt");
     private static final int HIT = Integer.getInteger("spillway.crashAtHit", 1);

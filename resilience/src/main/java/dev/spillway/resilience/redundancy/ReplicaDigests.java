@@ -1,6 +1,7 @@
 package dev.spillway.resilience.redundancy;
 
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.CrashPoints;
 import dev.spillway.ranks.CommitCopy;
 import dev.spillway.resilience.store.GenerationDigest;
 import dev.spillway.resilience.store.GenerationFiles;
@@ -141,6 +142,7 @@ public final class ReplicaDigests implements CommitCopy
     {
         final GenerationDigest mine = GenerationFiles.digest(dir, index);
         final byte[] shortForm = ByteBuffer.allocate(Long.BYTES + 32).putLong(index).put(mine.sha256()).array();
+        CrashPoints.hit(CrashPoints.DIGEST_EXCHANGE);
         final Map<Integer, byte[]> theirs = transport.exchangeWithPartners(shortForm);
         boolean equal = true;
         for (final Map.Entry<Integer, byte[]> e : theirs.entrySet())
