@@ -365,7 +365,7 @@ final class LaunchedJob
     private static String describe(final int status)
     {
         return status == RestartNeededException.EXIT_STATUS ? " (it stopped for a restart)" :
-            status == RankRun.MISMATCH_EXIT_STATUS ? " (it received copies that differ)" :
+            status == RankRun.MISMATCH_EXIT_STATUS ? " (it saw silent data corruption: copies or results that differ)" :
             status > SIGNAL_BASE ? " (killed by signal " + (status - SIGNAL_BASE) + ")" : "";
     }
 

@@ -13,6 +13,7 @@ import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.redundancy.ReplicaFigures;
 import dev.spillway.resilience.redundancy.ReplicaMismatchException;
+import dev.spillway.resilience.redundancy.ReplicaResults;
 import dev.spillway.resilience.redundancy.ReplicatedTransport;
 
 import java.io.IOException;
@@ -32,7 +33,7 @@ import java.util.stream.IntStream;
  */
 final class RankRun
 {
-    /** A replica exits with this status once copies of a transfer it received differed. */
+    /** A replica exits with this status once copies of a transfer it received, or its sphere's results, differed. */
     static final int MISMATCH_EXIT_STATUS = 76;
 
     private RankRun()
@@ -49,6 +50,25 @@ final class RankRun
             MISMATCH_EXIT_STATUS + ")");
         final Thread exit = new Thread(() -> System.exit(MISMATCH_EXIT_STATUS), "spillway-mismatch-exit");
         exit.start();
+    }
+
+    /**
+     * This replica's result differs from its sphere's majority (or there is none): with checkpoints the job restarts
+     * from its newest verified cut; without, the replica leaves, as on differing copies.
+     *
+     * @return the exit status.
+     */
+    private static int stopOnResultMismatch(final boolean checkpoints)
+    {
+        if (checkpoints)
+        {
+            System.err.println("spillway: this replica stops for a restart from the newest verified cut");
+            System.err.println("spillway: restart needed, detected_ms=" + System.currentTimeMillis() + " lost=[]");
+            return RestartNeededException.EXIT_STATUS;
+        }
+        System.err.println("spillway: this replica stops (exit " + MISMATCH_EXIT_STATUS + "); without checkpoints " +
+            "the job cannot go back to a verified state");
+        return MISMATCH_EXIT_STATUS;
     }
 
     /**
@@ -99,6 +119,19 @@ final class RankRun
             }
             // Taken before the gather: replicas that finished first close their transports meanwhile.
             final ReplicatedTransport replicated = transport instanceof ReplicatedTransport r ? r : null;
+            if (replicated != null)
+            {
+                final ReplicaResults.Outcome compared = ReplicaResults.compare(replicated, result.checksum());
+                if (compared.difference() != null)
+                {
+                    System.err.println("spillway: silent data corruption detected at the end of the run: " +
+                        compared.difference());
+                }
+                if (!compared.agrees())
+                {
+                    return stopOnResultMismatch(checkpoints != null);
+                }
+            }
             final ReplicaFigures copies = replicated == null ? null : replicated.figures();
             final List<RankFigures> all = RankFigures.gather(transport, figures);
             if (replicated != null)

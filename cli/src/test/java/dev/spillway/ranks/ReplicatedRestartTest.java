@@ -2,13 +2,12 @@ package dev.spillway.ranks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.cli.SpillwayCli;
 import dev.spillway.io.CrashPoints;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * §D.5): what replication cannot take over restarts the job from the newest cut every sphere verified, with the
  * unreplicated run's result checksum. The death of a whole sphere (two {@code kill -9}, the first replica long before
  * the second, so its directory lacks the newer cuts and it copies them from its partner) and one bit flipped in what a
- * task wrote on one replica (caught when the sphere compares its next cut) both do. A replica killed during a cut or
+ * task wrote on one replica (caught when the sphere compares its next cut, or, written after the last transfer of a
+ * result, when the replicas compare their results at the end) both do. A replica killed during a cut or
  * during its sphere's digest exchange is taken over like any other.
  */
 @Tag("process")
@@ -42,13 +42,26 @@ class ReplicatedRestartTest
     @TempDir
     Path dir;
 
+    /** The result checksum of two unreplicated ranks without checkpoints: the replicated runs must give it. */
     @BeforeAll
     static void unreplicatedRun() throws Exception
     {
         RankChildSupport.requireUcx();
-        final Launch plain = launch(shared.resolve("plain"), List.of(), false);
-        assertEquals(0, plain.exit, plain.output);
-        reference = plain.json.get("result_checksum").asText();
+        final List<String> all = new ArrayList<>(List.of("launch", "-n", "2"));
+        all.addAll(LU);
+        all.addAll(List.of("--dir", shared.resolve("spill").toString(), "--json",
+            shared.resolve("plain.json").toString()));
+        final RankChild child = RankChild.cli("launch", all).start(shared);
+        try
+        {
+            assertEquals(0, child.await(LIMIT), child.output());
+        }
+        finally
+        {
+            child.destroy();
+        }
+        reference = new ObjectMapper().readTree(shared.resolve("plain.json").toFile()).get("result_checksum")
+            .asText();
     }
 
     @Test
@@ -56,7 +69,7 @@ class ReplicatedRestartTest
     {
         // Rank 1 runs on slots 2 and 3: slot 3 dies at its 10th task (a takeover), slot 2 at its 120th.
         final Launch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.IN_TASK + ":10", "--crash-at",
-            "2:" + CrashPoints.IN_TASK + ":120"), true);
+            "2:" + CrashPoints.IN_TASK + ":120"));
         assertEquals(2, launch.killed.size(), "both crash points must be reached and killed:\n" + launch.output);
         assertEquals(0, launch.exit, launch.output);
         assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
@@ -69,23 +82,27 @@ class ReplicatedRestartTest
         assertTrue(launch.output.contains("incarnation 1, resumed from the cut at global index"), launch.output);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {CrashPoints.CAPTURE + ":3", CrashPoints.DIGEST_EXCHANGE + ":2"})
-    void aReplicaKilledDuringACutOrTheDigestExchangeIsTakenOver(final String point) throws Exception
+    @Test
+    void replicasKilledDuringACutAndDuringTheDigestExchangeAreTakenOver() throws Exception
     {
-        final Launch launch = launch(dir, List.of("--crash-at", "3:" + point), true);
-        assertEquals(1, launch.killed.size(), "the armed crash point must be reached and killed:\n" + launch.output);
+        // Rank 1's slot 3 while it captures a cut, rank 0's slot 1 as it starts comparing one with slot 0.
+        final Launch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.CAPTURE + ":3", "--crash-at",
+            "1:" + CrashPoints.DIGEST_EXCHANGE + ":2"));
+        assertEquals(2, launch.killed.size(), "both crash points must be reached and killed:\n" + launch.output);
         assertEquals(0, launch.exit, launch.output);
         assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
-        assertTrue(launch.output.contains("slot 3 (rank 1's replica) exited with status 137 (killed by signal 9); " +
-            "replicas [2] run on (takeover: no restart)"), launch.output);
+        for (final String slot : List.of("slot 3 (rank 1's replica)", "slot 1 (rank 0's replica)"))
+        {
+            assertTrue(launch.output.contains(slot + " exited with status 137 (killed by signal 9); replicas [") &&
+                launch.output.contains("(takeover: no restart)"), slot + ":\n" + launch.output);
+        }
         assertFalse(launch.output.contains("relaunching"), "a takeover restarts nothing:\n" + launch.output);
     }
 
     @Test
     void aBitFlippedOnOneReplicaIsCaughtAtTheNextCutAndTheJobRollsBack() throws Exception
     {
-        final Launch launch = launch(dir, List.of("--flip-at", "3:100"), true);
+        final Launch launch = launch(dir, List.of("--flip-at", "3:100"));
         assertEquals(0, launch.exit, launch.output);
         assertTrue(launch.output.contains("[slot 3] BITFLIP task '"), "the flip must happen:\n" + launch.output);
         assertEquals(reference, launch.json.get("result_checksum").asText(), "the result after the roll-back:\n" +
@@ -94,21 +111,46 @@ class ReplicatedRestartTest
         assertTrue(launch.output.contains("relaunching all 4 processes as incarnation 1"), launch.output);
     }
 
-    /** Runs {@code spillway launch -n 2 <args> <LU>}, killing every replica that reports a crash point. */
-    private static Launch launch(final Path dir, final List<String> args, final boolean replicated) throws Exception
+    @Test
+    void aBitFlippedAfterTheLastTransferOfAResultIsCaughtAtTheEndAndTheJobRollsBack() throws Exception
+    {
+        // matmul's C tiles of rank 0 are verified where they are: slot 1's 55th write (the last update of C[3,0])
+        // travels nowhere, so only the comparison of the replicas' results at the end can see it.
+        final List<String> matmul = List.of("run", "matmul", "--n", "256", "--tile", "64", "--workers", "1",
+            "--dram", "2m");
+        final List<String> one = new ArrayList<>(matmul);
+        one.addAll(List.of("--dir", dir.resolve("one").toString(), "--json", dir.resolve("one.json").toString()));
+        assertEquals(0, SpillwayCli.commandLine().execute(one.toArray(new String[0])));
+        final String expected = new ObjectMapper().readTree(dir.resolve("one.json").toFile()).get("result_checksum")
+            .asText();
+        final Launch launch = launch(dir, List.of("--flip-at", "1:55"), matmul);
+        assertEquals(0, launch.exit, launch.output);
+        assertTrue(launch.output.contains("[slot 1] BITFLIP task '"), "the flip must happen:\n" + launch.output);
+        assertTrue(launch.output.contains("silent data corruption detected at the end of the run: the replicas of " +
+            "rank 0 computed different results"), launch.output);
+        assertTrue(launch.output.contains("relaunching all 4 processes as incarnation 1"), launch.output);
+        assertEquals(expected, launch.json.get("result_checksum").asText(), "the result after the roll-back:\n" +
+            launch.output);
+    }
+
+    private static Launch launch(final Path dir, final List<String> args) throws Exception
+    {
+        return launch(dir, args, LU);
+    }
+
+    /**
+     * Runs {@code spillway launch -n 2 --redundancy 2 --max-restarts 1 <args> <kernel> --checkpoint-dir ...}, killing
+     * every replica that reports a crash point.
+     */
+    private static Launch launch(final Path dir, final List<String> args, final List<String> kernel)
+        throws Exception
     {
         Files.createDirectories(dir);
-        final List<String> all = new ArrayList<>(List.of("launch", "-n", "2"));
-        if (replicated)
-        {
-            all.addAll(List.of("--redundancy", "2", "--max-restarts", "1"));
-        }
+        final List<String> all = new ArrayList<>(List.of("launch", "-n", "2", "--redundancy", "2", "--max-restarts",
+            "1"));
         all.addAll(args);
-        all.addAll(LU);
-        if (replicated)
-        {
-            all.addAll(List.of("--checkpoint-dir", dir.resolve("ck").toString(), "--checkpoint-every", "40"));
-        }
+        all.addAll(kernel);
+        all.addAll(List.of("--checkpoint-dir", dir.resolve("ck").toString(), "--checkpoint-every", "40"));
         all.addAll(List.of("--dir", dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);
         try

@@ -1,0 +1,52 @@
+package dev.spillway.resilience.redundancy;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The last comparison of a replicated run: each sphere compares its replicas' result checksums. */
+class ReplicaResultsTest
+{
+    @Test
+    void aSphereNamesTheReplicaWhoseResultDiffersAndItsMajorityRunsOn() throws Exception
+    {
+        // 3x over two ranks: rank 0 on slots 0, 1 and 2, rank 1 on 3, 4 and 5; slot 1's result differs.
+        final Map<Integer, ReplicaResults.Outcome> outcomes = new ConcurrentHashMap<>();
+        final ReplicatedJob job = ReplicatedJob.run(RedundancyPlan.of(2, RedundancyDegree.parse("3")),
+            Duration.ofSeconds(300), (transport, exits) -> outcomes.put(transport.slot(),
+                ReplicaResults.compare(transport, transport.slot() == 1 ? "bad" : "r" + transport.rank())));
+        assertTrue(job.failed.isEmpty(), job.failed.toString());
+        for (final int slot : new int[] {0, 2})
+        {
+            assertTrue(outcomes.get(slot).agrees(), "slot " + slot + " is in the majority");
+            assertEquals("the replicas of rank 0 computed different results, checksums by slot {0=r0, 1=bad, 2=r0}" +
+                ": this replica (slot " + slot + ") is in the majority", outcomes.get(slot).difference());
+        }
+        assertFalse(outcomes.get(1).agrees());
+        assertTrue(outcomes.get(1).difference().endsWith("no majority includes this replica (slot 1)"),
+            outcomes.get(1).difference());
+        for (final int slot : new int[] {3, 4, 5})
+        {
+            assertTrue(outcomes.get(slot).agrees());
+            assertNull(outcomes.get(slot).difference());
+        }
+    }
+
+    @Test
+    void twoReplicasThatDifferHaveNoMajority() throws Exception
+    {
+        final Map<Integer, ReplicaResults.Outcome> outcomes = new ConcurrentHashMap<>();
+        ReplicatedJob.run(RedundancyPlan.of(1, RedundancyDegree.parse("2")), Duration.ofSeconds(300),
+            (transport, exits) -> outcomes.put(transport.slot(), ReplicaResults.compare(transport,
+                "r" + transport.slot())));
+        assertFalse(outcomes.get(0).agrees());
+        assertFalse(outcomes.get(1).agrees());
+    }
+}
