@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     description = "Measure the runtime and the store.",
     subcommands = {OverheadBench.class, IoBench.class, KernelsBench.class, CheckpointBench.class,
         RdmaBenchCommand.class, P2fScheduleBench.class, P2fOverheadBench.class, P2fRecoveryBench.class,
-        P2fTransferBench.class, StencilReferenceCommand.class})
+        P2fTransferBench.class, RedundancyBench.class, StencilReferenceCommand.class})
 final class BenchCommand
 {
 }

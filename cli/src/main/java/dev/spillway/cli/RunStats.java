@@ -28,10 +28,13 @@ import java.util.Map;
  * @param nvmeWriteFailures write-backs that failed (the object stayed in DRAM).
  * @param dramPeakBytes     the most DRAM held at once.
  * @param dramBudgetBytes   the DRAM budget.
+ * @param workerBusyMs      the workers' time in task bodies, summed over the workers.
+ * @param workerWaitingForDataMs the workers' time with a task ready but its data not resident, summed.
  */
 record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long cleanEvictions, long dirtyEvictions,
     long writeBehinds, long prefetches, long nvmeBytesRead, long nvmeBytesWritten, long nvmeBlocksRead,
-    long nvmeBlocksWritten, long nvmeWriteFailures, long dramPeakBytes, long dramBudgetBytes)
+    long nvmeBlocksWritten, long nvmeWriteFailures, long dramPeakBytes, long dramBudgetBytes, long workerBusyMs,
+    long workerWaitingForDataMs)
 {
     private static final ObjectMapper SNAKE = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
@@ -40,7 +43,9 @@ record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long c
     {
         return new RunStats(s.tasksCompleted(), s.tasksFailed(), s.hits(), s.misses(), s.cleanEvictions(),
             s.dirtyEvictions(), s.writeBehinds(), s.prefetches(), s.nvmBytesRead(), s.nvmBytesWritten(), s.nvmReads(),
-            s.nvmWrites(), s.nvmWriteFailures(), s.dramPeak(), s.dramBudget());
+            s.nvmWrites(), s.nvmWriteFailures(), s.dramPeak(), s.dramBudget(),
+            Arrays.stream(s.workerBusyNanos()).sum() / 1_000_000,
+            Arrays.stream(s.workerWaitingForDataNanos()).sum() / 1_000_000);
     }
 
     /** @return the {@code stats} object, with snake_case keys. */
