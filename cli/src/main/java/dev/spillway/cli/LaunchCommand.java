@@ -121,7 +121,8 @@ final class LaunchCommand implements Callable<Integer>
             final String[] f = spec.split("@", 2)[0].split(":");
             if (f.length != 2)
             {
-                throw new IllegalArgumentException("--flip-at '" + spec + "': expected RANK:HIT[@INCARNATION], e.g. 1:30");
+                throw new IllegalArgumentException("--flip-at '" + spec + "': expected RANK:HIT[@INCARNATION], " +
+                    "e.g. 1:30");
             }
             crashes.add(CrashSpec.parse(f[0] + ":" + CrashSpec.BIT_FLIP + ":" + f[1] +
                 (spec.contains("@") ? spec.substring(spec.indexOf('@')) : ""), processes));

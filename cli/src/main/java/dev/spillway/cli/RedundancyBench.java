@@ -122,7 +122,8 @@ final class RedundancyBench implements Callable<Integer>
         out.printf(Locale.ROOT, "LU n=%d, tile %d, %d ranks, %d worker(s) per process, --dram %s; %d run(s) per " +
             "degree, interleaved, medians; α = %.3f (the workers' time waiting for data at r = 1)%n", n, tile, ranks,
             workers, dram, repeat, alpha);
-        out.printf("%-6s %-9s %-10s %-10s %-12s %s%n", "r", "processes", "T(r) s", "T(r)/T(1)", "eq. 1", "copies compared");
+        out.printf("%-6s %-9s %-10s %-10s %-12s %s%n", "r", "processes", "T(r) s", "T(r)/T(1)", "eq. 1",
+            "copies compared");
         final List<Map<String, Object>> rows = new ArrayList<>();
         for (final String r : degrees)
         {

@@ -1,7 +1,6 @@
 package dev.spillway.ranks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.io.CrashPoints;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -51,9 +49,9 @@ class ReplicaTakeoverTest
     static void unreplicatedRun() throws Exception
     {
         RankChildSupport.requireUcx();
-        final Launch plain = launch(shared.resolve("plain"), List.of());
-        assertEquals(0, plain.exit, plain.output);
-        reference = plain.json.get("result_checksum").asText();
+        final KilledLaunch plain = launch(shared.resolve("plain"), List.of());
+        assertEquals(0, plain.exit(), plain.output());
+        reference = plain.json().get("result_checksum").asText();
     }
 
     /** @return the failure-free run's seconds at {@code degree}, after checking its result. */
@@ -64,11 +62,11 @@ class ReplicaTakeoverTest
         {
             return known;
         }
-        final Launch launch = launch(shared.resolve("free-" + degree), List.of("--redundancy", degree));
-        assertEquals(0, launch.exit, launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
-        FAILURE_FREE.put(degree, launch.json.get("time_s").asDouble());
-        return launch.json.get("time_s").asDouble();
+        final KilledLaunch launch = launch(shared.resolve("free-" + degree), List.of("--redundancy", degree));
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        FAILURE_FREE.put(degree, launch.json().get("time_s").asDouble());
+        return launch.json().get("time_s").asDouble();
     }
 
     @ParameterizedTest
@@ -76,38 +74,38 @@ class ReplicaTakeoverTest
         "2, 2:" + CrashPoints.IN_TASK + ":30", "1.5, 1:" + CrashPoints.TRANSFER_SEND + ":3"})
     void aReplicaKilledAtANamedPointIsTakenOver(final String degree, final String spec) throws Exception
     {
-        final Launch launch = launch(dir, List.of("--redundancy", degree, "--crash-at", spec));
-        assertEquals(1, launch.killed.size(), "the armed crash point must be reached and killed: " + spec + "\n" +
-            launch.output);
-        assertEquals(0, launch.exit, "the job must run on after the takeover:\n" + launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), "result after the loss of slot " +
-            spec + "\n" + launch.output);
-        assertTrue(launch.json.get("verified").asBoolean(), launch.json.toString());
+        final KilledLaunch launch = launch(dir, List.of("--redundancy", degree, "--crash-at", spec));
+        assertEquals(1, launch.killed().size(), "the armed crash point must be reached and killed: " + spec + "\n" +
+            launch.output());
+        assertEquals(0, launch.exit(), "the job must run on after the takeover:\n" + launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), "result after the loss of slot " +
+            spec + "\n" + launch.output());
+        assertTrue(launch.json().get("verified").asBoolean(), launch.json().toString());
         final String victim = spec.split(":")[0];
-        assertTrue(launch.output.contains("slot " + victim + " (rank "), launch.output);
-        assertTrue(launch.output.contains("(takeover: no restart)"), "the launcher names the takeover:\n" +
-            launch.output);
-        assertFalse(launch.output.contains("relaunching"), "nothing is relaunched, so nothing restores:\n" +
-            launch.output);
+        assertTrue(launch.output().contains("slot " + victim + " (rank "), launch.output());
+        assertTrue(launch.output().contains("(takeover: no restart)"), "the launcher names the takeover:\n" +
+            launch.output());
+        assertFalse(launch.output().contains("relaunching"), "nothing is relaunched, so nothing restores:\n" +
+            launch.output());
         final double free = failureFree(degree);
         System.out.printf("ReplicaTakeoverTest: %sx, kill %s: %.2f s against %.2f s failure-free, ratio %.2f " +
-            "(reported, not asserted)%n", degree, spec, launch.json.get("time_s").asDouble(), free,
-            launch.json.get("time_s").asDouble() / free);
+            "(reported, not asserted)%n", degree, spec, launch.json().get("time_s").asDouble(), free,
+            launch.json().get("time_s").asDouble() / free);
     }
 
     @Test
     void everyReplicaComputesTheUnreplicatedResult() throws Exception
     {
-        final Launch launch = launch(dir, List.of("--redundancy", "2"));
-        assertEquals(0, launch.exit, launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
-        final JsonNode replication = launch.json.get("replication");
+        final KilledLaunch launch = launch(dir, List.of("--redundancy", "2"));
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        final JsonNode replication = launch.json().get("replication");
         assertTrue(replication.get("copies_compared").asLong() > 0, replication.toString());
         assertEquals(1.0, replication.get("sdc_coverage").asDouble(), replication.toString());
         for (int slot = 1; slot < 4; slot++)
         {
-            assertTrue(launch.output.contains("[slot " + slot + "] spillway: rank " + slot / 2 + " replica " +
-                slot % 2 + " (slot " + slot + "): copies sent"), "slot " + slot + " reports:\n" + launch.output);
+            assertTrue(launch.output().contains("[slot " + slot + "] spillway: rank " + slot / 2 + " replica " +
+                slot % 2 + " (slot " + slot + "): copies sent"), "slot " + slot + " reports:\n" + launch.output());
         }
     }
 
@@ -115,40 +113,22 @@ class ReplicaTakeoverTest
     void losingARanksOnlyReplicaEndsTheJobNamingTheRank() throws Exception
     {
         // At 1.5x over two ranks, rank 1 has one replica: slot 2.
-        final Launch launch = launch(dir, List.of("--redundancy", "1.5", "--crash-at",
+        final KilledLaunch launch = launch(dir, List.of("--redundancy", "1.5", "--crash-at",
             "2:" + CrashPoints.IN_TASK + ":30"));
-        assertEquals(1, launch.killed.size(), launch.output);
-        assertNotEquals(0, launch.exit, "the job cannot finish without rank 1:\n" + launch.output);
-        assertTrue(launch.output.contains("rank 1 is lost") || launch.output.contains("rank 1 was lost") ||
-            launch.output.contains("every replica of its sphere is lost"), "a survivor names rank 1's loss:\n" +
-            launch.output);
-        assertFalse(Files.exists(dir.resolve("out.json")), "no result after rank 1's loss:\n" + launch.output);
+        assertEquals(1, launch.killed().size(), launch.output());
+        assertNotEquals(0, launch.exit(), "the job cannot finish without rank 1:\n" + launch.output());
+        assertTrue(launch.output().contains("rank 1 is lost") || launch.output().contains("rank 1 was lost") ||
+            launch.output().contains("every replica of its sphere is lost"), "a survivor names rank 1's loss:\n" +
+            launch.output());
+        assertFalse(Files.exists(dir.resolve("out.json")), "no result after rank 1's loss:\n" + launch.output());
     }
 
     /** Runs {@code spillway launch -n 2 <args> <LU>}, killing every replica that reports a crash point. */
-    private static Launch launch(final Path dir, final List<String> args) throws Exception
+    private static KilledLaunch launch(final Path dir, final List<String> args) throws Exception
     {
-        Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "2"));
         all.addAll(args);
         all.addAll(LU);
-        all.addAll(List.of("--dir", dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
-        final RankChild child = RankChild.cli("launch", all).start(dir);
-        try
-        {
-            final Set<Long> killed = child.killAtCrashPoints(LIMIT);
-            final int exit = child.await(LIMIT);
-            final Path json = dir.resolve("out.json");
-            return new Launch(exit, Files.exists(json) ? new ObjectMapper().readTree(json.toFile()) : null, killed,
-                child.output());
-        }
-        finally
-        {
-            child.destroy();
-        }
-    }
-
-    private record Launch(int exit, JsonNode json, Set<Long> killed, String output)
-    {
+        return KilledLaunch.run(dir, all, LIMIT);
     }
 }

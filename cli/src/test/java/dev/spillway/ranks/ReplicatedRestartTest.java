@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,7 +49,7 @@ class ReplicatedRestartTest
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "2"));
         all.addAll(LU);
         all.addAll(List.of("--dir", shared.resolve("spill").toString(), "--json",
-            shared.resolve("plain.json").toString()));
+            shared.resolve("plain.json()").toString()));
         final RankChild child = RankChild.cli("launch", all).start(shared);
         try
         {
@@ -60,7 +59,7 @@ class ReplicatedRestartTest
         {
             child.destroy();
         }
-        reference = new ObjectMapper().readTree(shared.resolve("plain.json").toFile()).get("result_checksum")
+        reference = new ObjectMapper().readTree(shared.resolve("plain.json()").toFile()).get("result_checksum")
             .asText();
     }
 
@@ -68,47 +67,47 @@ class ReplicatedRestartTest
     void theDeathOfAWholeSphereRestartsTheJobAndAReplicaTakenOverEarlierCopiesItsPartnersCut() throws Exception
     {
         // Rank 1 runs on slots 2 and 3: slot 3 dies at its 10th task (a takeover), slot 2 at its 120th.
-        final Launch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.IN_TASK + ":10", "--crash-at",
+        final KilledLaunch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.IN_TASK + ":10", "--crash-at",
             "2:" + CrashPoints.IN_TASK + ":120"));
-        assertEquals(2, launch.killed.size(), "both crash points must be reached and killed:\n" + launch.output);
-        assertEquals(0, launch.exit, launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
-        assertTrue(launch.output.contains("slot 3 (rank 1's replica) exited with status 137 (killed by signal 9); " +
-            "replicas [2] run on (takeover: no restart)"), launch.output);
-        assertTrue(launch.output.contains("every replica of its sphere is lost"), launch.output);
-        assertTrue(launch.output.contains("relaunching all 4 processes as incarnation 1"), launch.output);
-        assertTrue(launch.output.contains("rank 1 replica 1 (slot 3) lacks the global cut at index") &&
-            launch.output.contains("every block verified"), "slot 3 copies the cut from slot 2:\n" + launch.output);
-        assertTrue(launch.output.contains("incarnation 1, resumed from the cut at global index"), launch.output);
+        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        assertTrue(launch.output().contains("slot 3 (rank 1's replica) exited with status 137 (killed by signal 9); " +
+            "replicas [2] run on (takeover: no restart)"), launch.output());
+        assertTrue(launch.output().contains("every replica of its sphere is lost"), launch.output());
+        assertTrue(launch.output().contains("relaunching all 4 processes as incarnation 1"), launch.output());
+        assertTrue(launch.output().contains("rank 1 replica 1 (slot 3) lacks the global cut at index") &&
+            launch.output().contains("every block verified"), "slot 3 copies the cut from slot 2:\n" + launch.output());
+        assertTrue(launch.output().contains("incarnation 1, resumed from the cut at global index"), launch.output());
     }
 
     @Test
     void replicasKilledDuringACutAndDuringTheDigestExchangeAreTakenOver() throws Exception
     {
         // Rank 1's slot 3 while it captures a cut, rank 0's slot 1 as it starts comparing one with slot 0.
-        final Launch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.CAPTURE + ":3", "--crash-at",
+        final KilledLaunch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.CAPTURE + ":3", "--crash-at",
             "1:" + CrashPoints.DIGEST_EXCHANGE + ":2"));
-        assertEquals(2, launch.killed.size(), "both crash points must be reached and killed:\n" + launch.output);
-        assertEquals(0, launch.exit, launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), launch.output);
+        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
         for (final String slot : List.of("slot 3 (rank 1's replica)", "slot 1 (rank 0's replica)"))
         {
-            assertTrue(launch.output.contains(slot + " exited with status 137 (killed by signal 9); replicas [") &&
-                launch.output.contains("(takeover: no restart)"), slot + ":\n" + launch.output);
+            assertTrue(launch.output().contains(slot + " exited with status 137 (killed by signal 9); replicas [") &&
+                launch.output().contains("(takeover: no restart)"), slot + ":\n" + launch.output());
         }
-        assertFalse(launch.output.contains("relaunching"), "a takeover restarts nothing:\n" + launch.output);
+        assertFalse(launch.output().contains("relaunching"), "a takeover restarts nothing:\n" + launch.output());
     }
 
     @Test
     void aBitFlippedOnOneReplicaIsCaughtAtTheNextCutAndTheJobRollsBack() throws Exception
     {
-        final Launch launch = launch(dir, List.of("--flip-at", "3:100"));
-        assertEquals(0, launch.exit, launch.output);
-        assertTrue(launch.output.contains("[slot 3] BITFLIP task '"), "the flip must happen:\n" + launch.output);
-        assertEquals(reference, launch.json.get("result_checksum").asText(), "the result after the roll-back:\n" +
-            launch.output);
-        assertTrue(launch.output.contains("silent data corruption detected"), launch.output);
-        assertTrue(launch.output.contains("relaunching all 4 processes as incarnation 1"), launch.output);
+        final KilledLaunch launch = launch(dir, List.of("--flip-at", "3:100"));
+        assertEquals(0, launch.exit(), launch.output());
+        assertTrue(launch.output().contains("[slot 3] BITFLIP task '"), "the flip must happen:\n" + launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), "the result after the roll-back:\n" +
+            launch.output());
+        assertTrue(launch.output().contains("silent data corruption detected"), launch.output());
+        assertTrue(launch.output().contains("relaunching all 4 processes as incarnation 1"), launch.output());
     }
 
     @Test
@@ -123,17 +122,17 @@ class ReplicatedRestartTest
         assertEquals(0, SpillwayCli.commandLine().execute(one.toArray(new String[0])));
         final String expected = new ObjectMapper().readTree(dir.resolve("one.json").toFile()).get("result_checksum")
             .asText();
-        final Launch launch = launch(dir, List.of("--flip-at", "1:55"), matmul);
-        assertEquals(0, launch.exit, launch.output);
-        assertTrue(launch.output.contains("[slot 1] BITFLIP task '"), "the flip must happen:\n" + launch.output);
-        assertTrue(launch.output.contains("silent data corruption detected at the end of the run: the replicas of " +
-            "rank 0 computed different results"), launch.output);
-        assertTrue(launch.output.contains("relaunching all 4 processes as incarnation 1"), launch.output);
-        assertEquals(expected, launch.json.get("result_checksum").asText(), "the result after the roll-back:\n" +
-            launch.output);
+        final KilledLaunch launch = launch(dir, List.of("--flip-at", "1:55"), matmul);
+        assertEquals(0, launch.exit(), launch.output());
+        assertTrue(launch.output().contains("[slot 1] BITFLIP task '"), "the flip must happen:\n" + launch.output());
+        assertTrue(launch.output().contains("silent data corruption detected at the end of the run: the replicas of " +
+            "rank 0 computed different results"), launch.output());
+        assertTrue(launch.output().contains("relaunching all 4 processes as incarnation 1"), launch.output());
+        assertEquals(expected, launch.json().get("result_checksum").asText(), "the result after the roll-back:\n" +
+            launch.output());
     }
 
-    private static Launch launch(final Path dir, final List<String> args) throws Exception
+    private static KilledLaunch launch(final Path dir, final List<String> args) throws Exception
     {
         return launch(dir, args, LU);
     }
@@ -142,32 +141,14 @@ class ReplicatedRestartTest
      * Runs {@code spillway launch -n 2 --redundancy 2 --max-restarts 1 <args> <kernel> --checkpoint-dir ...}, killing
      * every replica that reports a crash point.
      */
-    private static Launch launch(final Path dir, final List<String> args, final List<String> kernel)
+    private static KilledLaunch launch(final Path dir, final List<String> args, final List<String> kernel)
         throws Exception
     {
-        Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "2", "--redundancy", "2", "--max-restarts",
             "1"));
         all.addAll(args);
         all.addAll(kernel);
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ck").toString(), "--checkpoint-every", "40"));
-        all.addAll(List.of("--dir", dir.resolve("spill").toString(), "--json", dir.resolve("out.json").toString()));
-        final RankChild child = RankChild.cli("launch", all).start(dir);
-        try
-        {
-            final Set<Long> killed = child.killAtCrashPoints(LIMIT);
-            final int exit = child.await(LIMIT);
-            final Path json = dir.resolve("out.json");
-            return new Launch(exit, Files.exists(json) ? new ObjectMapper().readTree(json.toFile()) : null, killed,
-                child.output());
-        }
-        finally
-        {
-            child.destroy();
-        }
-    }
-
-    private record Launch(int exit, JsonNode json, Set<Long> killed, String output)
-    {
+        return KilledLaunch.run(dir, all, LIMIT);
     }
 }

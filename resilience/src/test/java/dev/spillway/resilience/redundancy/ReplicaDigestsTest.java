@@ -110,7 +110,7 @@ class ReplicaDigestsTest
     {
     }
 
-    /** Runs the program on every replica; {@code flipSlot} (or -1) flips a bit of rank 0's own object in {@link #FLIPPED}. */
+    /** Runs the program on every replica; {@code flipSlot} (or -1) flips a bit of rank 0's own object. */
     private Job run(final String degree, final int flipSlot) throws Exception
     {
         final Path root = dir.resolve(degree + "-" + flipSlot);
