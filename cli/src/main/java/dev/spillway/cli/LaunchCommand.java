@@ -156,11 +156,11 @@ final class LaunchCommand implements Callable<Integer>
             }
             final long now = System.currentTimeMillis();
             recovery = outcome.recovery(now);
+            final String lost = outcome.lost().isEmpty() ? "none (a rank stopped for a restart: a checkpoint " +
+                "failed, or replicas differed)" : (plan == null ? "rank " : "slot ") + outcome.lost();
             System.err.println("spillway launch: relaunching all " + (plan == null ? ranks + " ranks" : processes +
-                " processes") + " as incarnation " +
-                (incarnation + 1) + " (restart " + (incarnation + 1) + " of at most " + maxRestarts + "); lost: " +
-                (outcome.lost().isEmpty() ? "none (a checkpoint failed)" : (plan == null ? "rank " : "slot ") +
-                outcome.lost()));
+                " processes") + " as incarnation " + (incarnation + 1) + " (restart " + (incarnation + 1) +
+                " of at most " + maxRestarts + "); lost: " + lost);
         }
     }
 
