@@ -166,7 +166,7 @@ final class CheckpointRuns
     }
 
     /** @return a reader of a child's output that kills, with SIGKILL, the process its crash point names, once. */
-    private static Consumer<String> killer(final AtomicLong killed)
+    static Consumer<String> killer(final AtomicLong killed)
     {
         return line ->
         {

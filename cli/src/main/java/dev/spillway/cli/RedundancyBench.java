@@ -28,8 +28,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
@@ -47,7 +46,6 @@ import java.util.zip.CRC32C;
         "which the model's spare nodes do not."})
 final class RedundancyBench implements Callable<Integer>
 {
-    private static final Pattern CRASHPOINT = Pattern.compile("CRASHPOINT \\S+ (\\d+)");
     private static final String HEAP = "512m";
 
     @Spec
@@ -249,6 +247,7 @@ final class RedundancyBench implements Callable<Integer>
         System.err.printf("spillway: %-14s ... ", label);
         final Process p = new ProcessBuilder(ChildJvm.command(HEAP, List.of(), args)).redirectErrorStream(true).start();
         final AtomicLong killed = new AtomicLong(-1);
+        final Consumer<String> killer = CheckpointRuns.killer(killed);
         try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             PrintWriter logged = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8)))
         {
@@ -256,11 +255,7 @@ final class RedundancyBench implements Callable<Integer>
             while ((line = in.readLine()) != null)
             {
                 logged.println(line);
-                final Matcher m = CRASHPOINT.matcher(line);
-                if (m.find() && killed.compareAndSet(-1, Long.parseLong(m.group(1))))
-                {
-                    ProcessHandle.of(killed.get()).ifPresent(ProcessHandle::destroyForcibly);
-                }
+                killer.accept(line);
             }
         }
         if (!p.waitFor(3600, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(result) ||
