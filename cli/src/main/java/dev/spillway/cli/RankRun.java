@@ -35,17 +35,21 @@ final class RankRun
 {
     /** A replica exits with this status once copies of a transfer it received, or its sphere's results, differed. */
     static final int MISMATCH_EXIT_STATUS = 76;
+    /** Set once this replica leaves its sphere: a run that fails meanwhile exits as the replica's leaving does. */
+    private static volatile boolean leaving;
 
     private RankRun()
     {
     }
 
     /**
-     * A replica that received differing copies cannot tell which is right: it says so and exits (on a thread of its
-     * own, so the transport's thread is not held by the shutdown), and its sphere's other replicas run on.
+     * A replica that received differing copies cannot tell which is right, or was outvoted at a cut: it says so and
+     * exits (on a thread of its own, so the transport's thread is not held by the shutdown), and its sphere's other
+     * replicas run on.
      */
     static void stopOnMismatch(final ReplicaMismatchException mismatch)
     {
+        leaving = true;
         System.err.println("spillway: " + mismatch.getMessage() + "; this replica stops (exit " +
             MISMATCH_EXIT_STATUS + ")");
         final Thread exit = new Thread(() -> System.exit(MISMATCH_EXIT_STATUS), "spillway-mismatch-exit");
@@ -108,6 +112,10 @@ final class RankRun
             }
             catch (final RuntimeException e)
             {
+                if (leaving)
+                {
+                    return MISMATCH_EXIT_STATUS;
+                }
                 final RestartNeededException restart = runtime.restartNeeded();
                 if (restart == null)
                 {

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the second, so its directory lacks the newer cuts and it copies them from its partner) and one bit flipped in what a
  * task wrote on one replica (caught when the sphere compares its next cut, or, written after the last transfer of a
  * result, when the replicas compare their results at the end) both do. A replica killed during a cut or
- * during its sphere's digest exchange is taken over like any other.
+ * during its sphere's digest exchange is taken over like any other, and so is one outvoted by the other two of three.
  */
 @Tag("process")
 class ReplicatedRestartTest
@@ -111,6 +111,22 @@ class ReplicatedRestartTest
     }
 
     @Test
+    void aBitFlippedOnOneOfThreeReplicasIsOutvotedAndTheJobRunsOnWithoutARestart() throws Exception
+    {
+        // Rank 1 runs on slots 3, 4 and 5: slot 4's flipped tile is outvoted wherever its copies arrive, and its
+        // sphere outvotes slot 4 at the next cut, so slot 4 leaves and slots 3 and 5 run on.
+        final KilledLaunch launch = launch(dir, "3", List.of("--flip-at", "4:100"), LU);
+        assertEquals(0, launch.exit(), launch.output());
+        assertTrue(launch.output().contains("[slot 4] BITFLIP task '"), "the flip must happen:\n" + launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        assertTrue(launch.output().contains("outvoted, this replica leaves its sphere"), launch.output());
+        assertTrue(launch.output().contains("slot 4 (rank 1's replica) exited with status 76 (it saw silent data " +
+            "corruption: copies or results that differ); replicas [3, 5] run on (takeover: no restart)"),
+            launch.output());
+        assertFalse(launch.output().contains("relaunching"), "a majority restarts nothing:\n" + launch.output());
+    }
+
+    @Test
     void aBitFlippedAfterTheLastTransferOfAResultIsCaughtAtTheEndAndTheJobRollsBack() throws Exception
     {
         // matmul's C tiles of rank 0 are verified where they are: slot 1's 55th write (the last update of C[3,0])
@@ -122,7 +138,7 @@ class ReplicatedRestartTest
         assertEquals(0, SpillwayCli.commandLine().execute(one.toArray(new String[0])));
         final String expected = new ObjectMapper().readTree(dir.resolve("one.json").toFile()).get("result_checksum")
             .asText();
-        final KilledLaunch launch = launch(dir, List.of("--flip-at", "1:55"), matmul);
+        final KilledLaunch launch = launch(dir, "2", List.of("--flip-at", "1:55"), matmul);
         assertEquals(0, launch.exit(), launch.output());
         assertTrue(launch.output().contains("[slot 1] BITFLIP task '"), "the flip must happen:\n" + launch.output());
         assertTrue(launch.output().contains("silent data corruption detected at the end of the run: the replicas of " +
@@ -134,18 +150,18 @@ class ReplicatedRestartTest
 
     private static KilledLaunch launch(final Path dir, final List<String> args) throws Exception
     {
-        return launch(dir, args, LU);
+        return launch(dir, "2", args, LU);
     }
 
     /**
-     * Runs {@code spillway launch -n 2 --redundancy 2 --max-restarts 1 <args> <kernel> --checkpoint-dir ...}, killing
-     * every replica that reports a crash point.
+     * Runs {@code spillway launch -n 2 --redundancy <degree> --max-restarts 1 <args> <kernel> --checkpoint-dir ...},
+     * killing every replica that reports a crash point.
      */
-    private static KilledLaunch launch(final Path dir, final List<String> args, final List<String> kernel)
-        throws Exception
+    private static KilledLaunch launch(final Path dir, final String degree, final List<String> args,
+        final List<String> kernel) throws Exception
     {
-        final List<String> all = new ArrayList<>(List.of("launch", "-n", "2", "--redundancy", "2", "--max-restarts",
-            "1"));
+        final List<String> all = new ArrayList<>(List.of("launch", "-n", "2", "--redundancy", degree,
+            "--max-restarts", "1"));
         all.addAll(args);
         all.addAll(kernel);
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ck").toString(), "--checkpoint-every", "40"));

@@ -15,8 +15,9 @@ import java.util.TreeSet;
 /**
  * What a sphere's live replicas decide from their digests of one cut (design §D.2, seed 003 §4.2.1): equal digests
  * verify the generation; with two replicas a difference cannot say which is wrong, so the job rolls back to the
- * newest cut every sphere verified; with three or more a strict majority names the minority and the objects it must
- * fetch from a majority replica, without a rollback. Comparison is exact: tasks are deterministic.
+ * newest cut every sphere verified; with three or more a strict majority names the minority and the objects in which
+ * it differs, and runs on without a rollback while the minority leaves. Comparison is exact: tasks are
+ * deterministic.
  */
 public final class DigestVote
 {
@@ -31,22 +32,21 @@ public final class DigestVote
         VERIFIED,
         /** One live replica: nothing to compare with; detection is suspended until the sphere has two again. */
         UNCHECKED,
-        /** The minority replicas fetch the differing objects from a majority replica and go on. */
-        REPAIR,
+        /** A strict majority agrees: it counts the cut and runs on; the minority replicas leave the sphere. */
+        OUTVOTED,
         /** No majority: the job restarts from the newest cut every sphere verified. */
         ROLL_BACK
     }
 
     /**
      * @param kind     the outcome.
-     * @param minority the replicas (process slots) outvoted: empty unless {@link Kind#REPAIR}.
+     * @param minority the replicas (process slots) outvoted: empty unless {@link Kind#OUTVOTED}.
      * @param objects  per outvoted replica, the tags whose blocks differ from the majority's; empty unless {@link
-     *                 Kind#REPAIR}.
-     * @param source   a majority replica to fetch them from; -1 unless {@link Kind#REPAIR}.
+     *                 Kind#OUTVOTED}.
      * @param reason   for people: the cut, the replicas and their digests.
      */
     public record Verdict(Kind kind, SortedSet<Integer> minority, SortedMap<Integer, SortedSet<String>> objects,
-        int source, String reason)
+        String reason)
     {
     }
 
@@ -73,7 +73,7 @@ public final class DigestVote
         final String where = "rank " + rank + ", cut " + cut + ": ";
         if (digests.size() == 1)
         {
-            return new Verdict(Kind.UNCHECKED, new TreeSet<>(), new TreeMap<>(), -1, where + "one live replica (" +
+            return new Verdict(Kind.UNCHECKED, new TreeSet<>(), new TreeMap<>(), where + "one live replica (" +
                 digests.firstKey() + "), nothing to compare with");
         }
         final Map<String, List<Integer>> groups = new LinkedHashMap<>();
@@ -82,25 +82,25 @@ public final class DigestVote
         final String seen = where + groups.size() + " distinct digest(s) among replicas " + groups.values();
         if (groups.size() == 1)
         {
-            return new Verdict(Kind.VERIFIED, new TreeSet<>(), new TreeMap<>(), -1, where + digests.size() +
+            return new Verdict(Kind.VERIFIED, new TreeSet<>(), new TreeMap<>(), where + digests.size() +
                 " replicas agree");
         }
         final List<Integer> majority = groups.values().stream().filter(g -> 2 * g.size() > digests.size())
             .findFirst().orElse(null);
         if (majority == null)
         {
-            return new Verdict(Kind.ROLL_BACK, new TreeSet<>(), new TreeMap<>(), -1, seen + ": no majority, roll " +
+            return new Verdict(Kind.ROLL_BACK, new TreeSet<>(), new TreeMap<>(), seen + ": no majority, roll " +
                 "back to the newest cut every sphere verified");
         }
         final SortedSet<Integer> others = new TreeSet<>(digests.keySet());
         others.removeAll(majority);
-        final int source = majority.get(0);
+        final GenerationDigest agreed = digests.get(majority.get(0));
         final SortedMap<Integer, SortedSet<String>> objects = new TreeMap<>();
         for (final int slot : others)
         {
-            objects.put(slot, digests.get(source).differingObjects(digests.get(slot)));
+            objects.put(slot, agreed.differingObjects(digests.get(slot)));
         }
-        return new Verdict(Kind.REPAIR, others, objects, source, seen + ": replica(s) " + others +
-            " outvoted, they fetch " + objects + " from replica " + source);
+        return new Verdict(Kind.OUTVOTED, others, objects, seen + ": replica(s) " + others + " outvoted by " +
+            majority + ", differing in " + objects);
     }
 }

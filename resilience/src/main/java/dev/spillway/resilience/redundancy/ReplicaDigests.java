@@ -29,8 +29,11 @@ import java.util.function.Consumer;
  * its generation of a cut, it sends the generation's 32-byte digest ({@link GenerationDigest}) to the other live
  * replicas of its sphere and takes theirs; only when they differ are the per-object states exchanged, and
  * {@link DigestVote} decides. A verified (or, alone, unchecked) generation counts towards the global commit; a
- * mismatch never does: the rank stops for a restart from the newest cut every sphere verified, naming the objects.
- * Repair of a minority of three (no rollback) is not built yet, so a vote of three rolls back too.
+ * mismatch without a majority never does: the rank stops for a restart from the newest cut every sphere verified,
+ * naming the objects. With a strict majority (three replicas or more) the majority counts the cut and runs on, and
+ * each outvoted replica leaves its sphere as on differing copies of a transfer: a takeover, with no rollback. The
+ * outvoted replica is dropped rather than repaired in place: by the time the vote ends its tasks have run past the
+ * cut, so the differing objects may already have spread into later ones.
  *
  * <p>Set with {@link dev.spillway.ranks.GlobalCheckpoints#copyCommitsTo}: the global commit of a cut waits for its
  * verification, so the store must keep three generations.
@@ -96,14 +99,17 @@ public final class ReplicaDigests implements CommitCopy
             switch (verdict.kind())
             {
                 case VERIFIED, UNCHECKED -> durable.run();
-                case ROLL_BACK, REPAIR ->
+                case OUTVOTED ->
                 {
-                    failure = "silent data corruption detected at the global cut at index " + index + ": " +
-                        verdict.reason() + "; objects that differ from this replica's (slot " + transport.slot() +
-                        "): " + differing(all) + (verdict.kind() == DigestVote.Kind.REPAIR ? "; repairing the " +
-                        "minority is not built yet, so the job goes back to the newest verified cut" : "");
-                    failed.accept(failure);
+                    if (verdict.minority().contains(transport.slot()))
+                    {
+                        stop(index, verdict, all, "; outvoted, this replica leaves its sphere, whose majority runs " +
+                            "on with no rollback", failed);
+                        return;
+                    }
+                    durable.run();
                 }
+                case ROLL_BACK -> stop(index, verdict, all, "", failed);
             }
         }
         catch (final IOException | RuntimeException e)
@@ -111,6 +117,22 @@ public final class ReplicaDigests implements CommitCopy
             failure = "could not compare the cut at global index " + index + " with the other replicas: " + e;
             failed.accept(failure);
         }
+    }
+
+    /**
+     * This replica stops: it is outvoted ({@link DigestVote.Kind#OUTVOTED}), so it leaves its sphere as on differing
+     * copies, or its sphere has no majority, so the rank stops for a restart from the newest verified cut.
+     */
+    private void stop(final long index, final DigestVote.Verdict verdict, final Map<Integer, GenerationDigest> all,
+        final String outcome, final Consumer<String> failed)
+    {
+        failure = "silent data corruption detected at the global cut at index " + index + ": " + verdict.reason() +
+            "; objects that differ from this replica's (slot " + transport.slot() + "): " + differing(all) + outcome;
+        if (verdict.kind() == DigestVote.Kind.OUTVOTED)
+        {
+            transport.leave(new ReplicaMismatchException(failure));
+        }
+        failed.accept(failure);
     }
 
     /** @return the verdicts so far by global cut index. */

@@ -17,10 +17,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,9 +35,12 @@ import java.util.zip.CRC32C;
  * <ul>
  * <li>A send to a logical rank goes to each of its live replicas; a replica lost meanwhile is skipped.</li>
  * <li>A receive from a logical rank takes one copy from each of its live replicas, in placement order, into the
- * same buffer in turn, and compares each copy's header fields and CRC32C with the first: copies that differ fail
- * the receive with {@link ReplicaMismatchException}, a detection with no extra DRAM. Receives from one sender with
- * one tag run one after the other, so each takes the same message from every replica.</li>
+ * same buffer in turn, and compares their header fields and CRC32C: copies that differ with no strict majority
+ * among them fail the receive with {@link ReplicaMismatchException}, a detection with no extra DRAM. With three
+ * replicas or more, once a strict majority agrees on the copy in the buffer, later copies are received into a pooled
+ * scratch buffer and only compared, so a copy outvoted by the majority is counted and dropped and the receive
+ * succeeds. Receives from one sender with one tag run one after the other, so each takes the same message from every
+ * replica.</li>
  * <li>Takeover: a replica's loss is not told to listeners while its sphere has a live member; the sphere's
  * survivors run on. The loss of a sphere's last replica is told as the loss of its logical rank.</li>
  * </ul>
@@ -69,6 +74,9 @@ public final class ReplicatedTransport implements Transport
     private final AtomicLong copiesSent = new AtomicLong();
     private final AtomicLong copiesCompared = new AtomicLong();
     private final AtomicLong takeovers = new AtomicLong();
+    private final AtomicLong copiesOutvoted = new AtomicLong();
+    /** Buffers for copies that are only compared, once a majority of their message's copies agreed. */
+    private final Queue<ByteBuffer> scratch = new ConcurrentLinkedQueue<>();
 
     /**
      * @param physical   this process's transport over every slot of {@code placement}; closed with this one.
@@ -161,6 +169,15 @@ public final class ReplicatedTransport implements Transport
         return theirs;
     }
 
+    /**
+     * This replica leaves its sphere as on differing copies of a transfer (the hook given at construction): it was
+     * outvoted, its partners run on.
+     */
+    public void leave(final ReplicaMismatchException why)
+    {
+        onMismatch.accept(why);
+    }
+
     /** @return this process's place in its sphere: 0 for the first replica placed. */
     public int replica()
     {
@@ -176,7 +193,8 @@ public final class ReplicatedTransport implements Transport
     /** @return what this replica's transfers and losses came to so far. */
     public ReplicaFigures figures()
     {
-        return new ReplicaFigures(copiesSent.get(), copiesCompared.get(), takeovers.get(), unfailed.sdcCoverage());
+        return new ReplicaFigures(copiesSent.get(), copiesCompared.get(), copiesOutvoted.get(), takeovers.get(),
+            unfailed.sdcCoverage());
     }
 
     private void onPhysicalEvent(final PeerEvent event)
@@ -323,7 +341,31 @@ public final class ReplicatedTransport implements Transport
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
-    /** One logical receive: the copies of its sender's live replicas, one after the other, into one buffer. */
+    /** @return a direct buffer of at least {@code bytes} for a copy only checked, from the pool or new. */
+    private ByteBuffer scratch(final int bytes)
+    {
+        final ByteBuffer pooled = scratch.poll();
+        return (pooled != null && pooled.capacity() >= bytes ? pooled : ByteBuffer.allocateDirect(bytes)).clear()
+            .limit(bytes);
+    }
+
+    /** One copy of a logical message as delivered: its slot, header and length, and its payload's CRC32C. */
+    private record Copy(int slot, Message message, long checksum)
+    {
+        boolean agrees(final Copy other)
+        {
+            final Header a = message.header();
+            final Header b = other.message.header();
+            return checksum == other.checksum && message.length() == other.message.length() &&
+                a.epoch() == b.epoch() && a.phase() == b.phase() && a.seq() == b.seq();
+        }
+    }
+
+    /**
+     * One logical receive: the copies of its sender's live replicas, one after the other, into one buffer. Once a
+     * strict majority of the copies agrees with the one in the buffer, later copies go to a scratch buffer, only to
+     * be compared, so a copy outvoted by two others never overwrites theirs.
+     */
     private final class CopyReceive
     {
         private final int source;
@@ -331,14 +373,15 @@ public final class ReplicatedTransport implements Transport
         private final ByteBuffer dst;
         private final List<Integer> replicas;
         private final CompletableFuture<Message> result;
-        /** The copies delivered so far: slot, length, seq and checksum, described only on a mismatch. */
-        private final List<long[]> copies = new ArrayList<>(2);
+        private final boolean compared;
+        private final List<Copy> copies = new ArrayList<>(3);
         private int next;
-        private Message first;
-        private long firstChecksum;
-        private Message last;
+        /** The copy the caller's buffer holds. */
+        private Copy held;
         /** The first copy that failed because a replica (or this process) was lost. */
         private PeerFailedException firstLoss;
+        /** The slot that died while delivering its copy over the one in the buffer, or -1. */
+        private int overwrittenBy = -1;
 
         CopyReceive(final int source, final int tag, final ByteBuffer dst, final List<Integer> replicas,
             final CompletableFuture<Message> result)
@@ -348,6 +391,7 @@ public final class ReplicatedTransport implements Transport
             this.dst = dst;
             this.replicas = replicas;
             this.result = result;
+            this.compared = tag >= FIRST_COMPARED_TAG;
         }
 
         void next()
@@ -358,13 +402,14 @@ public final class ReplicatedTransport implements Transport
                 return;
             }
             final int slot = replicas.get(next++);
-            physical.receive(slot, tag, dst).whenComplete((m, e) ->
+            final ByteBuffer into = compared && 2 * agreeing(held) > replicas.size() ? scratch(dst.remaining()) : dst;
+            physical.receive(slot, tag, into).whenComplete((m, e) ->
             {
                 try
                 {
                     if (e == null)
                     {
-                        delivered(slot, m);
+                        delivered(new Copy(slot, m, compared ? checksum(into, m) : 0), into == dst);
                         if (next < replicas.size())
                         {
                             CrashPoints.hit(CrashPoints.BETWEEN_COPIES);
@@ -375,15 +420,14 @@ public final class ReplicatedTransport implements Transport
                         result.completeExceptionally(unwrap(e));
                         return;
                     }
-                    else if (firstLoss == null)
+                    else
                     {
-                        firstLoss = lost;
-                    }
-                    else if (first != null && tag >= FIRST_COMPARED_TAG && checksum(first) != firstChecksum)
-                    {
-                        throw new ReplicaMismatchException("receive from rank " + source + " with tag " + tag +
-                            ": slot " + slot + " died while delivering its copy over the one already received, " +
-                            "which no longer holds its checksum");
+                        firstLoss = firstLoss == null ? lost : firstLoss;
+                        if (into == dst && held != null && compared && checksum(dst, held.message) != held.checksum)
+                        {
+                            overwrittenBy = slot;
+                            held = null;
+                        }
                     }
                     next();
                 }
@@ -396,70 +440,95 @@ public final class ReplicatedTransport implements Transport
                 {
                     result.completeExceptionally(failure);
                 }
+                finally
+                {
+                    if (into != dst)
+                    {
+                        scratch.offer(into);
+                    }
+                }
             });
         }
 
-        private void delivered(final int slot, final Message m)
+        private void delivered(final Copy copy, final boolean inBuffer)
         {
-            last = m;
-            final boolean compared = tag >= FIRST_COMPARED_TAG;
-            final long checksum = compared ? checksum(m) : 0;
-            if (compared)
+            if (inBuffer)
             {
-                copies.add(new long[] {slot, m.length(), m.header().seq(), checksum});
-            }
-            if (first == null)
-            {
-                first = m;
-                firstChecksum = checksum;
-                return;
+                held = copy;
             }
             if (!compared)
             {
                 return;
             }
-            copiesCompared.incrementAndGet();
-            if (checksum != firstChecksum || !sameFields(first.header(), m.header()) || first.length() != m.length())
+            copies.add(copy);
+            if (copies.size() > 1)
             {
-                throw new ReplicaMismatchException("silent data corruption detected: the replicas of rank " + source +
-                    " sent rank " + rank + " (slot " + physical.rank() + ") different copies of the message with " +
-                    "tag " + tag + ": " + describe(copies));
+                copiesCompared.incrementAndGet();
             }
+            // Copies to come could still make a strict majority only if the largest group so far, with them, would.
+            final int largest = copies.stream().mapToInt(this::agreeing).max().orElse(0);
+            if (largest < copies.size() && 2 * (largest + replicas.size() - next) <= replicas.size())
+            {
+                throw differ();
+            }
+        }
+
+        /** @return how many copies delivered so far agree with {@code copy}. */
+        private int agreeing(final Copy copy)
+        {
+            return copy == null ? 0 : (int)copies.stream().filter(copy::agrees).count();
         }
 
         private void finish()
         {
-            if (last == null)
+            if (held == null && overwrittenBy >= 0)
+            {
+                throw new ReplicaMismatchException("receive from rank " + source + " with tag " + tag + ": slot " +
+                    overwrittenBy + " died while delivering its copy over the one already received, which no " +
+                    "longer holds its checksum, and no later copy replaced it");
+            }
+            if (held == null)
             {
                 final String dead = lostReason(source);
                 result.completeExceptionally(new PeerFailedException(source, "receive with tag " + tag,
                     dead != null ? dead : "every replica's copy failed, the first with: " + firstLoss.getMessage()));
                 return;
             }
-            result.complete(logical(last));
+            if (compared && agreeing(held) < copies.size())
+            {
+                if (2 * agreeing(held) <= copies.size())
+                {
+                    throw differ();
+                }
+                copiesOutvoted.addAndGet(copies.size() - agreeing(held));
+            }
+            result.complete(logical(held.message));
         }
 
-        private long checksum(final Message m)
+        private ReplicaMismatchException differ()
+        {
+            return new ReplicaMismatchException("silent data corruption detected: the replicas of rank " + source +
+                " sent rank " + rank + " (slot " + physical.rank() + ") different copies of the message with tag " +
+                tag + ", with no strict majority: " + describe(copies));
+        }
+
+        private long checksum(final ByteBuffer payload, final Message m)
         {
             final CRC32C crc = new CRC32C();
-            final ByteBuffer payload = dst.duplicate();
-            payload.limit(dst.position() + m.length());
-            crc.update(payload);
+            final ByteBuffer bytes = payload.duplicate();
+            bytes.limit(payload.position() + m.length());
+            crc.update(bytes);
             return crc.getValue();
         }
 
-        private static boolean sameFields(final Header a, final Header b)
-        {
-            return a.epoch() == b.epoch() && a.phase() == b.phase() && a.seq() == b.seq();
-        }
-
-        private static String describe(final List<long[]> copies)
+        private static String describe(final List<Copy> copies)
         {
             final StringBuilder out = new StringBuilder();
-            for (final long[] c : copies)
+            for (final Copy c : copies)
             {
-                out.append(out.length() == 0 ? "" : ", ").append("slot ").append(c[0]).append(": ").append(c[1])
-                    .append(" bytes, seq ").append(c[2]).append(", crc32c ").append(Long.toHexString(c[3]));
+                out.append(out.length() == 0 ? "" : ", ").append("slot ").append(c.slot).append(": ")
+                    .append(c.message.length()).append(" bytes, seq ").append(c.message.header().seq())
+                    .append(", crc32c ").append(Long.toHexString(c.checksum));
             }
             return out.toString();
         }

@@ -49,7 +49,6 @@ class DigestVoteTest
         final Verdict v = DigestVote.decide(1, Map.of(2, CLEAN, 6, digest(Map.of("b", 99L))));
         assertEquals(Kind.ROLL_BACK, v.kind());
         assertEquals(Set.of(), v.minority());
-        assertEquals(-1, v.source());
         assertTrue(v.reason().contains("[[2], [6]]") && v.reason().contains("no majority"), v.reason());
     }
 
@@ -57,10 +56,9 @@ class DigestVoteTest
     void threeReplicasOutvoteTheOddOneAndNameItsObjects()
     {
         final Verdict v = DigestVote.decide(0, Map.of(0, CLEAN, 3, digest(Map.of("a", 5L, "c", 6L)), 6, CLEAN));
-        assertEquals(Kind.REPAIR, v.kind());
+        assertEquals(Kind.OUTVOTED, v.kind());
         assertEquals(Set.of(3), v.minority());
         assertEquals(Map.of(3, Set.of("a", "c")), v.objects());
-        assertEquals(0, v.source());
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,15 +21,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Replicas compare their generations at every global cut ({@link ReplicaDigests}, design §D.2): clean replicated runs
  * verify every cut; one bit flipped in one replica's object is caught at the first cut after it, by every replica of
- * that sphere, naming the object, and the rank stops for a restart instead of counting the cut.
+ * that sphere, naming the object. Of two replicas the rank stops for a restart instead of counting the cut; of three
+ * the outvoted one leaves and the majority runs on to the right result.
  */
 class ReplicaDigestsTest
 {
@@ -75,38 +79,97 @@ class ReplicaDigestsTest
     }
 
     @Test
-    void aBitFlippedInOneReplicaIsCaughtAtTheNextCutByItsSphere() throws Exception
+    void aBitFlippedInOneOfTwoReplicasIsCaughtAtTheNextCutAndStopsTheRankForARestart() throws Exception
     {
-        for (final String degree : List.of("2", "3"))
+        final Job job = run("2", 1);
+        for (final int slot : List.of(0, 1))
         {
-            final Job job = run(degree, 1);
-            for (final int slot : List.of(0, 1))
-            {
-                final SortedMap<Long, DigestVote.Verdict> verdicts = job.verdicts().get(slot);
-                final DigestVote.Verdict caught = verdicts.get(FIRST_CUT_AFTER);
-                assertNotNull(caught, degree + "x, slot " + slot + " compared no cut at " + FIRST_CUT_AFTER + ": " +
-                    verdicts);
-                assertEquals(degree.equals("2") ? DigestVote.Kind.ROLL_BACK : DigestVote.Kind.REPAIR, caught.kind(),
-                    degree + "x, slot " + slot + ": " + caught.reason());
-                assertEquals(Set.of(FIRST_CUT_AFTER), verdicts.tailMap(FIRST_CUT_AFTER).keySet(), "no later cut is " +
-                    "compared once one failed");
-                assertTrue(verdicts.headMap(FIRST_CUT_AFTER).size() >= 3, verdicts.toString());
-                for (final DigestVote.Verdict v : verdicts.headMap(FIRST_CUT_AFTER).values())
-                {
-                    assertEquals(DigestVote.Kind.VERIFIED, v.kind(), "cuts before the flip: " + v.reason());
-                }
-                final Throwable failure = job.failed().get(slot);
-                assertNotNull(failure, degree + "x: slot " + slot + " must stop for a restart");
-                final String why = String.valueOf(failure.getMessage());
-                assertTrue(why.contains("silent data corruption detected at the global cut at index " +
-                    FIRST_CUT_AFTER), degree + "x, slot " + slot + ": " + failure);
-                assertTrue(why.contains("=[own]"), "the differing object is named: " + why);
-            }
+            final SortedMap<Long, DigestVote.Verdict> verdicts = caughtAfterVerifiedCuts(job, slot,
+                DigestVote.Kind.ROLL_BACK);
+            assertEquals(Set.of(FIRST_CUT_AFTER), verdicts.tailMap(FIRST_CUT_AFTER).keySet(), "no later cut is " +
+                "compared once one failed");
+            final String why = stopped(job, slot);
+            assertTrue(why.contains("=[own]"), "the differing object is named: " + why);
         }
     }
 
-    /** Each slot's verdicts and, for a slot whose run failed, why. */
-    private record Job(Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, Map<Integer, Throwable> failed)
+    @Test
+    void aBitFlippedInOneOfThreeReplicasIsOutvotedAndTheMajorityRunsOnWithoutARollback() throws Exception
+    {
+        final Job job = run("3", 1);
+        final SortedMap<Long, DigestVote.Verdict> outvoted = caughtAfterVerifiedCuts(job, 1,
+            DigestVote.Kind.OUTVOTED);
+        assertEquals(Set.of(FIRST_CUT_AFTER), outvoted.tailMap(FIRST_CUT_AFTER).keySet(), "the outvoted replica " +
+            "compares no later cut");
+        final String why = stopped(job, 1);
+        assertTrue(why.contains("{0=[own], 2=[own]}") && why.contains("outvoted, this replica leaves its sphere"),
+            why);
+        for (final int slot : List.of(0, 2))
+        {
+            final SortedMap<Long, DigestVote.Verdict> verdicts = caughtAfterVerifiedCuts(job, slot,
+                DigestVote.Kind.OUTVOTED);
+            assertEquals(Map.of(1, Set.of("own")), verdicts.get(FIRST_CUT_AFTER).objects());
+            final SortedMap<Long, DigestVote.Verdict> later = verdicts.tailMap(FIRST_CUT_AFTER + 1);
+            assertFalse(later.isEmpty(), "slot " + slot + " runs on to compare later cuts: " + verdicts);
+            later.values().forEach(v -> assertEquals(DigestVote.Kind.VERIFIED, v.kind(), v.reason()));
+        }
+        assertEquals(Set.of(1), job.failed().keySet(), "only the outvoted replica stops: " + job.failed());
+        assertEquals(Set.of(0, 2), job.own().keySet(), "the majority finishes: " + job.own());
+        assertEquals(expectedOwn(), job.own().get(0), "slot 0's own object");
+        assertEquals(expectedOwn(), job.own().get(2), "slot 2's own object");
+    }
+
+    /**
+     * @return {@code slot}'s verdicts, after checking that the first cut after the flip got {@code kind} and every
+     *         earlier cut (at least three) was verified.
+     */
+    private static SortedMap<Long, DigestVote.Verdict> caughtAfterVerifiedCuts(final Job job, final int slot,
+        final DigestVote.Kind kind)
+    {
+        final SortedMap<Long, DigestVote.Verdict> verdicts = job.verdicts().get(slot);
+        final DigestVote.Verdict caught = verdicts.get(FIRST_CUT_AFTER);
+        assertNotNull(caught, "slot " + slot + " compared no cut at " + FIRST_CUT_AFTER + ": " + verdicts);
+        assertEquals(kind, caught.kind(), "slot " + slot + ": " + caught.reason());
+        assertTrue(verdicts.headMap(FIRST_CUT_AFTER).size() >= 3, verdicts.toString());
+        for (final DigestVote.Verdict v : verdicts.headMap(FIRST_CUT_AFTER).values())
+        {
+            assertEquals(DigestVote.Kind.VERIFIED, v.kind(), "cuts before the flip: " + v.reason());
+        }
+        return verdicts;
+    }
+
+    /** @return why {@code slot} stopped, checked to name the cut. */
+    private static String stopped(final Job job, final int slot)
+    {
+        final Throwable failure = job.failed().get(slot);
+        assertNotNull(failure, "slot " + slot + " must stop");
+        final String why = String.valueOf(failure.getMessage());
+        assertTrue(why.contains("silent data corruption detected at the global cut at index " + FIRST_CUT_AFTER),
+            "slot " + slot + ": " + failure);
+        return why;
+    }
+
+    /** @return the CRC32C rank 0's own object ends with, computed here without the runtime. */
+    private static long expectedOwn()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < BYTES; i += 8)
+        {
+            long v = i;
+            for (int k = 0; k < PRIVATE_STEPS; k++)
+            {
+                v = v * 31 + i + 7;
+            }
+            b.putLong(i, v);
+        }
+        final CRC32C crc = new CRC32C();
+        crc.update(b);
+        return crc.getValue();
+    }
+
+    /** Each slot's verdicts, for a slot whose run failed why, and for rank 0's slots that finished its own object. */
+    private record Job(Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, Map<Integer, Throwable> failed,
+        Map<Integer, Long> own)
     {
     }
 
@@ -115,15 +178,17 @@ class ReplicaDigestsTest
     {
         final Path root = dir.resolve(degree + "-" + flipSlot);
         final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts = new ConcurrentHashMap<>();
+        final Map<Integer, Long> own = new ConcurrentHashMap<>();
         final ReplicatedJob job = ReplicatedJob.run(RedundancyPlan.of(RANKS, RedundancyDegree.parse(degree)), LIMIT,
             (transport, exits) -> runSlot(transport, root.resolve("slot-" + transport.slot()),
-                transport.slot() == flipSlot, verdicts, exits));
-        return new Job(verdicts, job.failed);
+                transport.slot() == flipSlot, verdicts, own, exits));
+        return new Job(verdicts, job.failed, own);
     }
 
     /** @param exits as the slot's process would exit when its run fails, before its runtime closes. */
     private static void runSlot(final ReplicatedTransport transport, final Path root, final boolean flip,
-        final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, final Runnable exits) throws Exception
+        final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts, final Map<Integer, Long> own,
+        final Runnable exits) throws Exception
     {
         final int rank = transport.rank();
         final Path rankDir = root.resolve("rank-" + rank);
@@ -141,11 +206,11 @@ class ReplicaDigestsTest
                 tiles[i] = ds.data("tile " + i, BYTES, i * RANKS / TILES);
             }
             RingSweeps.submit(ds, tiles, BYTES, SWEEPS, name -> { }, (name, tile) -> { });
-            final Data own = ds.data("own", BYTES, 0);
-            ds.task("own init").write(own).submit(ctx ->
+            final Data mine = ds.data("own", BYTES, 0);
+            ds.task("own init").write(mine).submit(ctx ->
             {
                 // A WRITE task writes every byte: a recycled buffer's old bytes would differ between replicas.
-                final ByteBuffer b = ctx.buffer(own);
+                final ByteBuffer b = ctx.buffer(mine);
                 for (int i = 0; i < BYTES; i += 8)
                 {
                     b.putLong(i, i);
@@ -154,9 +219,9 @@ class ReplicaDigestsTest
             for (int k = 0; k < PRIVATE_STEPS; k++)
             {
                 final String name = "private " + k;
-                ds.task(name).readWrite(own).submit(ctx ->
+                ds.task(name).readWrite(mine).submit(ctx ->
                 {
-                    final ByteBuffer b = ctx.buffer(own);
+                    final ByteBuffer b = ctx.buffer(mine);
                     for (int i = 0; i < BYTES; i += 8)
                     {
                         b.putLong(i, b.getLong(i) * 31 + i + 7);
@@ -167,6 +232,12 @@ class ReplicaDigestsTest
                     }
                 });
             }
+            ds.task("own checksum").read(mine).submit(ctx ->
+            {
+                final CRC32C crc = new CRC32C();
+                crc.update(ctx.buffer(mine).slice(0, BYTES));
+                own.put(transport.slot(), crc.getValue());
+            });
             try
             {
                 ds.awaitAll();

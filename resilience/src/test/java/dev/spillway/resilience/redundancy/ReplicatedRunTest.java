@@ -42,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Logical ranks over replicas in one JVM ({@link ReplicatedTransport} over an {@link InProcessFabric}, real
  * {@link DistributedSpillway} runtimes): every replica computes what the unreplicated run computes, each logical edge
  * carries r_s·r_d physical messages, a replica's loss is taken over by its sphere, and a corrupted copy is detected
- * by its receiver (design §D.2, §D.5).
+ * by its receiver, which stops with two copies and drops it, outvoted, with three (design §D.2, §D.5).
  */
 class ReplicatedRunTest
 {
@@ -103,8 +103,8 @@ class ReplicatedRunTest
     {
         final Job plain = run("1", Hooks.NONE);
         // Slot 1 is rank 0's second replica; slot 3 is rank 1's second replica.
-        final Job insideTask = run("2", new Hooks("update 1 sweep 2", 1, -1, -1, false));
-        final Job betweenCopies = run("2", new Hooks(null, -1, 2, 1, false));
+        final Job insideTask = run("2", new Hooks("update 1 sweep 2", 1, -1, -1, -1));
+        final Job betweenCopies = run("2", new Hooks(null, -1, 2, 1, -1));
         for (final Job job : List.of(insideTask, betweenCopies))
         {
             assertEquals(1, job.failed.size(), "exactly the killed slot fails: " + job.failed);
@@ -127,7 +127,7 @@ class ReplicatedRunTest
     void aCopyCorruptedOnItsWayIsDetectedByItsReceiver() throws Exception
     {
         final Job plain = run("1", Hooks.NONE);
-        final Job job = run("2", new Hooks(null, -1, -1, -1, true));
+        final Job job = run("2", new Hooks(null, -1, -1, -1, 1));
         assertEquals(Set.of(2), job.mismatches.keySet(), "slot 1's corrupted tile went to slot 2 alone, whose " +
             "receive compares it with slot 0's copy");
         final String detected = job.mismatches.get(2).getMessage();
@@ -140,13 +140,35 @@ class ReplicatedRunTest
         }
     }
 
+    @Test
+    void aCopyCorruptedOnItsWayIsOutvotedByTheOtherTwoOfThreeAndNobodyStops() throws Exception
+    {
+        final Job plain = run("1", Hooks.NONE);
+        // Rank 0 runs on slots 0, 1 and 2, copied to each receiver in that order: slot 1's copy lands in the buffer
+        // and is overwritten by slot 2's; slot 2's comes once slots 0 and 1 agreed, so it is only compared.
+        for (final int flipSlot : List.of(1, 2))
+        {
+            final Job job = run("3", new Hooks(null, -1, -1, -1, flipSlot));
+            assertEquals(Map.of(), job.mismatches, "flip on slot " + flipSlot);
+            assertEquals(Map.of(), job.failed, "flip on slot " + flipSlot);
+            assertEquals(1L, job.outvoted.values().stream().mapToLong(Long::longValue).sum(), "flip on slot " +
+                flipSlot + ": one copy outvoted, by slot " + job.outvoted);
+            for (int slot = 0; slot < 6; slot++)
+            {
+                assertEquals(plain.results.get(job.spheres.rankOf(slot)), job.results.get(slot), "flip on slot " +
+                    flipSlot + ": slot " + slot + " computes the unreplicated result");
+            }
+        }
+    }
+
     /**
      * Test hooks: kill {@code killSlot} as it starts task {@code killTask}; or kill {@code killSlot} once slot
-     * {@code receiver} took its first copy of a data message; or flip a bit in the first tile slot 1 sends.
+     * {@code receiver} took its first copy of a data message; or flip a bit in the first tile slot {@code flipSlot}
+     * sends.
      */
-    private record Hooks(String killTask, int killSlot, int receiver, int receiverKill, boolean flip)
+    private record Hooks(String killTask, int killSlot, int receiver, int receiverKill, int flipSlot)
     {
-        static final Hooks NONE = new Hooks(null, -1, -1, -1, false);
+        static final Hooks NONE = new Hooks(null, -1, -1, -1, -1);
     }
 
     /** What each slot computed and received, the physical messages per pair of slots, and the slots that failed. */
@@ -157,6 +179,7 @@ class ReplicatedRunTest
         final Map<Long, AtomicLong> physical = new ConcurrentHashMap<>();
         final Map<Integer, Throwable> failed = new ConcurrentHashMap<>();
         final Map<Integer, Double> coverage = new ConcurrentHashMap<>();
+        final Map<Integer, Long> outvoted = new ConcurrentHashMap<>();
         final Map<Integer, ReplicaMismatchException> mismatches = new ConcurrentHashMap<>();
         Spheres spheres;
 
@@ -231,6 +254,7 @@ class ReplicatedRunTest
                                 }
                             }));
                             job.coverage.put(s, transport.figures().sdcCoverage());
+                            job.outvoted.put(s, transport.figures().copiesOutvoted());
                         }
                         catch (final Exception | AssertionError e)
                         {
@@ -302,7 +326,7 @@ class ReplicatedRunTest
                         final int target = (int)args[0];
                         final Header header = (Header)args[1];
                         job.physical.computeIfAbsent((long)slot << 32 | target, k -> new AtomicLong()).incrementAndGet();
-                        if (hooks.flip && slot == 1 && header.tag() >= DistributedSpillway.FIRST_DATA_TAG &&
+                        if (slot == hooks.flipSlot && header.tag() >= DistributedSpillway.FIRST_DATA_TAG &&
                             header.tag() < NOTICE_TAGS && flipped.compareAndSet(false, true))
                         {
                             final ByteBuffer src = (ByteBuffer)args[2];

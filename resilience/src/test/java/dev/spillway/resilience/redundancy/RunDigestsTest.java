@@ -97,7 +97,7 @@ class RunDigestsTest
         assertEquals(DigestVote.Kind.ROLL_BACK, two.kind(), two.reason());
         final DigestVote.Verdict three = DigestVote.decide(0, Map.of(0, cleanAtFirst, 1, digest(flipped, 0, first),
             2, digest(again, 0, first)));
-        assertEquals(DigestVote.Kind.REPAIR, three.kind(), three.reason());
+        assertEquals(DigestVote.Kind.OUTVOTED, three.kind(), three.reason());
         assertEquals(Set.of(1), three.minority());
         assertTrue(three.objects().get(1).contains("tile 3"), three.reason());
     }
