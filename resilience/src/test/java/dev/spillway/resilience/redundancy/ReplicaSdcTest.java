@@ -33,12 +33,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Silent data corruption against 2x replication, counted (issue 16's SDC tests, design §D.5): seeded single-bit flips
- * in live objects of one replica are all detected, clean runs with other worker counts and DRAM budgets per replica
- * never mismatch, and without the comparison a flip reaches the result (the negative control).
+ * Silent data corruption against replication, counted (issue 16's SDC tests, design §D.5): seeded single-bit flips
+ * in live objects of one replica are all detected at 2x, and at 3x outvoted while the other replicas finish with
+ * the reference; clean runs with other worker counts and DRAM budgets per replica never mismatch, and without the
+ * comparison a flip reaches the result (the negative control).
  *
  * <p>The trial counts are system properties, for the stress profile:
- * {@code -Dspillway.sdc.flips=200 -Dspillway.sdc.clean-runs=200}.
+ * {@code -Dspillway.sdc.flips=200 -Dspillway.sdc.flips-3x=200 -Dspillway.sdc.clean-runs=200}.
  */
 class ReplicaSdcTest
 {
@@ -52,6 +53,7 @@ class ReplicaSdcTest
     private static final long TASKS = RING_TASKS + 1 + PRIVATE_STEPS;
     private static final Duration LIMIT = Duration.ofSeconds(300);
     private static final int FLIPS = Integer.getInteger("spillway.sdc.flips", 24);
+    private static final int FLIPS_AT_3X = Integer.getInteger("spillway.sdc.flips-3x", 12);
     private static final int CLEAN_RUNS = Integer.getInteger("spillway.sdc.clean-runs", 50);
     private static final long SEED = Long.getLong("spillway.sdc.seed", 20261129L);
     private static final Map<String, Long> REFERENCE = reference();
@@ -105,6 +107,53 @@ class ReplicaSdcTest
                 "an object that never does), detected %d: at the first cut after the flip %d, at a receiver %d; " +
                 "masked 0, missed 0; rule of three: miss rate < 3/%d = %.1f %% (95 %% confidence)%n", FLIPS,
             ringFlips, FLIPS - ringFlips, FLIPS, atCut, atReceiver, FLIPS, 300.0 / FLIPS);
+    }
+
+    @Test
+    void atThreeReplicasEveryFlippedReplicaIsOutvotedAndTheOthersFinishWithTheReference() throws Exception
+    {
+        final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("3"));
+        final SpherePlacement placement = plan.place(Collections.nCopies((int)plan.processes(), "localhost"));
+        final Random random = new Random(SEED + 2);
+        long copies = 0;
+        int travelled = 0;
+        for (int trial = 0; trial < FLIPS_AT_3X; trial++)
+        {
+            final Flip flip = Flip.random(random, trial % 2 == 0, placement);
+            final Run run = run(plan, "flip3-" + trial, flip, true, slot -> 2, slot -> 64);
+            final String what = "3x trial " + trial + " (" + flip + ")";
+            assertEquals(List.of(flip.slot), List.copyOf(run.job.failed.keySet()), what + ": only the flipped " +
+                "replica stops: " + run.job.failed);
+            final String why = String.valueOf(run.job.failed.get(flip.slot).getMessage());
+            final long first = (flip.index() / EVERY + 1) * EVERY;
+            assertTrue(why.contains("silent data corruption detected at the global cut at index " + first) &&
+                why.contains("outvoted, this replica leaves its sphere"), what + ": " + why);
+            for (final int slot : placement.slotsOf(flip.rank))
+            {
+                final SortedMap<Long, DigestVote.Verdict> verdicts = run.verdicts.get(slot);
+                assertEquals(DigestVote.Kind.OUTVOTED, verdicts.get(first).kind(), what + ", slot " + slot + ": " +
+                    verdicts);
+                verdicts.headMap(first).values().forEach(v ->
+                    assertEquals(DigestVote.Kind.VERIFIED, v.kind(), what + ", an earlier cut: " + v.reason()));
+            }
+            run.outputs.forEach((slot, outputs) ->
+            {
+                if (slot != flip.slot)
+                {
+                    final String last = placement.slotsOf(0).contains(slot) ? "private " + (PRIVATE_STEPS - 1) :
+                        "update " + (TILES - 1) + " sweep " + (SWEEPS - 1);
+                    assertTrue(outputs.containsKey(last), what + ": slot " + slot + " finishes with " + last);
+                    outputs.forEach((task, hash) -> assertEquals(REFERENCE.get(task), hash, what + ": slot " + slot +
+                        "'s " + task));
+                }
+            });
+            final long outvoted = run.outvoted.values().stream().mapToLong(Long::longValue).sum();
+            copies += outvoted;
+            travelled += outvoted > 0 ? 1 : 0;
+        }
+        System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x, every flipped replica " +
+            "outvoted at the first cut after its flip and left, the others finished with the reference; %d flips " +
+            "travelled first, %d copies outvoted at their receivers%n", FLIPS_AT_3X, travelled, copies);
     }
 
     @Test
@@ -192,9 +241,9 @@ class ReplicaSdcTest
         }
     }
 
-    /** A job's outcome: failures, each slot's verdicts and each slot's task outputs (hashed). */
+    /** A job's outcome: failures, each slot's verdicts, task outputs (hashed) and copies outvoted as it received. */
     private record Run(ReplicatedJob job, Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts,
-        Map<Integer, Map<String, Long>> outputs)
+        Map<Integer, Map<String, Long>> outputs, Map<Integer, Long> outvoted)
     {
     }
 
@@ -205,6 +254,7 @@ class ReplicaSdcTest
         final Path root = dir.resolve(name);
         final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts = new ConcurrentHashMap<>();
         final Map<Integer, Map<String, Long>> outputs = new ConcurrentHashMap<>();
+        final Map<Integer, Long> outvoted = new ConcurrentHashMap<>();
         final ReplicatedJob job = ReplicatedJob.run(plan, LIMIT, (transport, exits) ->
         {
             final int slot = transport.slot();
@@ -241,9 +291,10 @@ class ReplicaSdcTest
                 {
                     verdicts.put(slot, digests.verdicts());
                 }
+                outvoted.put(slot, transport.figures().copiesOutvoted());
             }
         });
-        return new Run(job, verdicts, outputs);
+        return new Run(job, verdicts, outputs, outvoted);
     }
 
     /** The ring, then a chain of tasks on rank 0's own object, which never travels; outputs hashed by task. */
