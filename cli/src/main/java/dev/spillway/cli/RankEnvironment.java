@@ -8,8 +8,9 @@ import dev.spillway.resilience.redundancy.RedundancyPlan;
 import dev.spillway.resilience.redundancy.ReplicaMismatchException;
 import dev.spillway.resilience.redundancy.ReplicatedTransport;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -30,6 +31,8 @@ final class RankEnvironment
     static final String REDUNDANCY_ENV = "SPILLWAY_REDUNDANCY";
     /** With {@link #REDUNDANCY_ENV}: the logical ranks the program sees. */
     static final String LOGICAL_RANKS_ENV = "SPILLWAY_LOGICAL_RANKS";
+    /** In a replicated job: the name this process's host goes by in placement (by default the host name). */
+    static final String HOST_ENV = "SPILLWAY_HOST";
     /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
     static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
 
@@ -82,9 +85,29 @@ final class RankEnvironment
         return RedundancyPlan.of(Integer.parseInt(ranks.trim()), RedundancyDegree.parse(degree.trim()));
     }
 
+    /** @return the name this process's host goes by in a replicated job's placement. */
+    private static String host(final Map<String, String> env)
+    {
+        final String named = env.get(HOST_ENV);
+        if (named != null && !named.isBlank())
+        {
+            return named.trim();
+        }
+        try
+        {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (final UnknownHostException e)
+        {
+            throw new IllegalStateException("this host has no name to place replicas by (" + e.getMessage() +
+                "): set " + HOST_ENV, e);
+        }
+    }
+
     /**
-     * Joins the job over UCX; in a replicated job, as one replica of a logical rank (placed as if every process ran
-     * on this host, as under {@code launch}).
+     * Joins the job over UCX; in a replicated job, as one replica of a logical rank, the spheres placed from the hosts
+     * the processes name ({@link #HOST_ENV}, by default the host name), each replica on a host its partners do not
+     * use when the slots allow it; slot 0 names the hosts that hold two replicas of one sphere.
      *
      * @param onMismatch told when copies of a transfer differ (replicated jobs only).
      * @throws IllegalArgumentException naming a missing or malformed variable.
@@ -104,8 +127,12 @@ final class RankEnvironment
                 " ranks needs " + plan.processes() + " processes, but " + TransportConfig.SIZE_ENV + " is " +
                 physical.size());
         }
-        return new ReplicatedTransport(physical, plan.place(Collections.nCopies(physical.size(), "localhost")),
-            onMismatch);
+        final ReplicatedTransport replicated = ReplicatedTransport.join(physical, plan, host(env), onMismatch);
+        if (replicated.slot() == 0)
+        {
+            replicated.placement().warnings().forEach(w -> System.err.println("spillway: " + w));
+        }
+        return replicated;
     }
 
     /**

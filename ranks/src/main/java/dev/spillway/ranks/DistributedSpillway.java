@@ -50,11 +50,13 @@ public final class DistributedSpillway implements TaskRuntime
     /** Rank running tasks that write nothing. */
     public static final int ROOT = 0;
     /**
-     * Tags below {@code FIRST_DATA_TAG - 16} are free for the caller's own messages; the 16 below it carry this
-     * runtime's barriers and checkpoint agreement (the last four: the buddy copies of {@code resilience.buddy}; none
-     * is left), data transfers use the ones above.
+     * Tags below {@code FIRST_DATA_TAG - RESERVED_TAGS} are free for the caller's own messages; the ones from there
+     * up carry this runtime's barriers and checkpoint agreement (from {@code FIRST_DATA_TAG - 13} down: the buddy
+     * copies of {@code resilience.buddy}), data transfers use the ones above.
      */
     public static final int FIRST_DATA_TAG = 1 << 20;
+    /** How many tags below {@link #FIRST_DATA_TAG} the runtime and its resilience modules keep for themselves. */
+    public static final int RESERVED_TAGS = 32;
     private static final int BARRIER_TAG = FIRST_DATA_TAG - 1;
     private static final long BARRIER_REPORT_SECONDS = 30;
 

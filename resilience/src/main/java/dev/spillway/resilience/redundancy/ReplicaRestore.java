@@ -7,17 +7,12 @@ import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Where each replica of a replicated job keeps its checkpoints, and the cut a relaunched job resumes from. Replica k
@@ -26,9 +21,8 @@ import java.util.stream.Stream;
  *
  * <p>At a relaunch, the replicas of rank 0 take the newest of their records: a cut is recorded only once every rank's
  * live replicas committed and verified it. A replica that was taken over before that cut (killed, or stopped on
- * differing copies) lacks it: it copies the generation from a partner that holds it, checks every block, and resumes
- * like the others. The copy goes through the file system: the replicas of a job started by {@code launch} share one
- * host.
+ * differing copies) lacks it: a partner that holds it sends the generation over the transport ({@link PartnerCopy}),
+ * so replicas need not share a file system; the replica checks every block and resumes like the others.
  */
 public final class ReplicaRestore
 {
@@ -73,85 +67,68 @@ public final class ReplicaRestore
             .forEach((slot, bytes) -> sphere.put(slot, Held.decode(bytes)));
         final long newest = sphere.values().stream().mapToLong(Held::recorded).max().orElse(Cut.LOCAL);
         final long agreed = GlobalCheckpoints.agreeOnRestore(transport, newest);
-        if (agreed != Cut.LOCAL && !held.contains(agreed))
+        if (agreed != Cut.LOCAL)
         {
-            copyFromPartner(transport, dir, agreed, sphere, say);
+            shareCut(transport, dir, agreed, sphere, say);
         }
         return agreed;
     }
 
-    private static void copyFromPartner(final ReplicatedTransport transport, final Path dir, final long cut,
+    /**
+     * Every replica of the sphere that lacks {@code cut} takes it from the first replica (by slot) that holds it, over
+     * the transport, and checks every block; the others go on at once.
+     */
+    private static void shareCut(final ReplicatedTransport transport, final Path dir, final long cut,
         final Map<Integer, Held> sphere, final Consumer<String> say) throws IOException
     {
         final int rank = transport.rank();
         final Path own = rankDir(dir, transport.replica(), rank);
-        final StringBuilder tried = new StringBuilder("this replica (slot " + transport.slot() + ") holds " +
-            sphere.get(transport.slot()).cuts());
+        final List<Integer> lacking = new ArrayList<>();
+        int source = -1;
         for (final Map.Entry<Integer, Held> e : sphere.entrySet())
         {
-            final int slot = e.getKey();
-            if (slot == transport.slot())
-            {
-                continue;
-            }
             if (!e.getValue().cuts().contains(cut))
             {
-                tried.append("; slot ").append(slot).append(" holds ").append(e.getValue().cuts());
-                continue;
+                lacking.add(e.getKey());
             }
-            final Path from = rankDir(dir, transport.replicaOf(slot), rank);
-            final long started = System.nanoTime();
-            final long bytes = copy(from, own, cut);
-            final String unverified = GenerationFiles.unverified(own, cut);
-            if (unverified == null)
+            else if (source < 0)
             {
-                say.accept("spillway: rank " + rank + " replica " + transport.replica() + " (slot " +
-                    transport.slot() + ") lacks the global cut at index " + cut + " (it was taken over before it): " +
-                    "copied " + bytes + " bytes of it from slot " + slot + "'s " + from + " in " +
-                    (System.nanoTime() - started) / 1_000_000 + " ms, every block verified");
-                return;
+                source = e.getKey();
             }
-            tried.append("; slot ").append(slot).append("'s copy failed verification: ").append(unverified);
         }
-        throw new IOException("no replica of rank " + rank + " holds the global cut at index " + cut + " whole, " +
-            "which the job resumes from: " + tried + "; remove " + dir + " to start the job afresh");
-    }
-
-    /**
-     * Replaces {@code to}'s generations by {@code from}'s generation of {@code cut}: the blocks files it needs, then
-     * its manifest, each synced. Nothing in {@code to} is newer than that cut.
-     *
-     * @return the bytes copied.
-     */
-    private static long copy(final Path from, final Path to, final long cut) throws IOException
-    {
-        final long generation = GenerationFiles.ofGlobalCut(from, cut);
-        final List<String> names = GenerationFiles.names(from, generation);
-        if (Files.isDirectory(to))
+        if (source == transport.slot())
         {
-            try (Stream<Path> old = Files.list(to))
+            for (final int slot : lacking)
             {
-                for (final Path p : old.toList())
-                {
-                    Files.delete(p);
-                }
+                PartnerCopy.send(transport, slot, own, cut);
             }
+            return;
         }
-        Files.createDirectories(to);
-        long bytes = 0;
-        for (final String name : names)
+        if (!lacking.contains(transport.slot()))
         {
-            final Path tmp = to.resolve(name + ".copy");
-            Files.copy(from.resolve(name), tmp, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE))
-            {
-                channel.force(true);
-            }
-            Files.move(tmp, to.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-            bytes += Files.size(to.resolve(name));
+            return;
         }
-        GenerationFiles.syncDirectory(to);
-        return bytes;
+        if (source < 0)
+        {
+            final StringBuilder held = new StringBuilder();
+            sphere.forEach((slot, h) -> held.append(held.length() == 0 ? "" : "; ").append("slot ").append(slot)
+                .append(" holds ").append(h.cuts()));
+            throw new IOException("no replica of rank " + rank + " holds the global cut at index " + cut + " whole, " +
+                "which the job resumes from: " + held + "; remove " + dir + " to start the job afresh");
+        }
+        final long started = System.nanoTime();
+        final long bytes = PartnerCopy.receive(transport, source, own);
+        final String unverified = GenerationFiles.unverified(own, cut);
+        if (unverified != null)
+        {
+            throw new IOException("rank " + rank + " replica " + transport.replica() + " (slot " + transport.slot() +
+                ") lacks the global cut at index " + cut + ", and the copy slot " + source + " sent of it failed " +
+                "verification: " + unverified + "; remove " + dir + " to start the job afresh");
+        }
+        say.accept("spillway: rank " + rank + " replica " + transport.replica() + " (slot " + transport.slot() +
+            ") lacks the global cut at index " + cut + " (it was taken over before it): received " + bytes +
+            " bytes of it from slot " + source + " in " + (System.nanoTime() - started) / 1_000_000 + " ms, every " +
+            "block verified");
     }
 
     /** A replica's record (rank 0's replicas) and the cuts its directory holds whole. */

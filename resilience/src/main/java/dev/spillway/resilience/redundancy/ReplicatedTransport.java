@@ -13,6 +13,7 @@ import dev.spillway.rdma.Window;
 import dev.spillway.rdma.WindowHandle;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,12 +52,18 @@ import java.util.zip.CRC32C;
 public final class ReplicatedTransport implements Transport
 {
     /** Tags at or above this one carry the runtime's data and protocol messages, which every replica must agree on. */
-    public static final int FIRST_COMPARED_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
+    public static final int FIRST_COMPARED_TAG = DistributedSpillway.FIRST_DATA_TAG -
+        DistributedSpillway.RESERVED_TAGS;
     /**
      * The physical tag of the messages between replicas of one sphere ({@link #exchangeWithPartners}): logical
      * traffic never reaches it (data tags stay below {@code FIRST_DATA_TAG + 2^30} plus the objects declared).
      */
     public static final int PARTNER_TAG = Integer.MAX_VALUE;
+
+    /** The physical tag on which the processes of a replicated job tell each other their hosts, once, at the start. */
+    private static final int HOSTS_TAG = DistributedSpillway.FIRST_DATA_TAG - 18;
+    /** The longest host name, in UTF-8 bytes, that placement takes. */
+    private static final int MAX_HOST_BYTES = 1024;
 
     private final Transport physical;
     private final SpherePlacement placement;
@@ -103,6 +110,59 @@ public final class ReplicatedTransport implements Transport
                 onPhysicalEvent(PeerEvent.lost(slot, physical.incarnation(slot), reason));
             }
         }
+    }
+
+    /**
+     * Joins a replicated job: a collective over every process slot of {@code physical}, which tell each other their
+     * hosts, so that every process places the spheres alike, each replica on a host its partners do not use when the
+     * slots allow it ({@link SpherePlacement}).
+     *
+     * @param physical   this process's transport over every slot; closed with the one returned.
+     * @param plan       the job's logical ranks and redundancy degree; {@code physical.size()} is its processes.
+     * @param host       the name this process's host goes by: processes that give the same one share a host.
+     * @param onMismatch as for the constructor.
+     */
+    public static ReplicatedTransport join(final Transport physical, final RedundancyPlan plan, final String host,
+        final Consumer<ReplicaMismatchException> onMismatch)
+    {
+        final byte[] mine = host.getBytes(StandardCharsets.UTF_8);
+        if (mine.length > MAX_HOST_BYTES)
+        {
+            throw new IllegalArgumentException("host name '" + host + "' is longer than " + MAX_HOST_BYTES + " bytes");
+        }
+        final List<String> hosts = new ArrayList<>(physical.size());
+        for (final byte[] theirs : Collectives.allGather(physical, HOSTS_TAG, mine, MAX_HOST_BYTES))
+        {
+            hosts.add(new String(theirs, StandardCharsets.UTF_8));
+        }
+        return new ReplicatedTransport(physical, plan.place(hosts), onMismatch);
+    }
+
+    /** @return which slots run each logical rank's replicas, and on which hosts. */
+    public SpherePlacement placement()
+    {
+        return placement;
+    }
+
+    /**
+     * Sends {@code src} (its remaining bytes) to {@code slot}, a partner in this process's sphere, on the physical tag
+     * {@link #PARTNER_TAG}, and waits until it went. The partner takes it with {@link #receiveFromPartner}, in the
+     * same order as every other message between the two on that tag.
+     */
+    public void sendToPartner(final int slot, final ByteBuffer src)
+    {
+        Collectives.await(physical.send(slot, Header.of(PARTNER_TAG), src));
+    }
+
+    /**
+     * Takes the next message {@code slot} sent with {@link #sendToPartner} into {@code dst}, which must have room for
+     * it whole, and waits for it.
+     *
+     * @return its length in bytes.
+     */
+    public int receiveFromPartner(final int slot, final ByteBuffer dst)
+    {
+        return Collectives.await(physical.receive(slot, PARTNER_TAG, dst)).length();
     }
 
     /** @return this process's slot (physical rank). */
