@@ -127,6 +127,7 @@ final class RankRun
             }
             // Taken before the gather: replicas that finished first close their transports meanwhile.
             final ReplicatedTransport replicated = transport instanceof ReplicatedTransport r ? r : null;
+            boolean reports = transport.rank() == DistributedSpillway.ROOT;
             if (replicated != null)
             {
                 final ReplicaResults.Outcome compared = ReplicaResults.compare(replicated, result.checksum());
@@ -139,6 +140,7 @@ final class RankRun
                 {
                     return stopOnResultMismatch(checkpoints != null);
                 }
+                reports &= compared.reports();
             }
             final ReplicaFigures copies = replicated == null ? null : replicated.figures();
             final List<RankFigures> all = RankFigures.gather(transport, figures);
@@ -147,7 +149,7 @@ final class RankRun
                 System.err.println("spillway: rank " + transport.rank() + " replica " + replicated.replica() +
                     " (slot " + replicated.slot() + "): " + copies.describe());
             }
-            if (transport.rank() != DistributedSpillway.ROOT || replicated != null && replicated.replica() != 0)
+            if (!reports)
             {
                 System.err.println("spillway: " + figures.describe());
                 return 0;

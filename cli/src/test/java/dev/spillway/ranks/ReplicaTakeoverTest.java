@@ -26,9 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code launch -n 2 --redundancy R run lu ...} over real UCX endpoints (design §D.5, takeover): a replica killed
  * with {@code kill -9} at a named point while its rank has another is taken over. The job exits 0 with the
  * unreplicated run's result checksum, nothing is relaunched (so nothing restores), and the launcher names the
- * takeover. The
- * loss of a rank's only replica ends the job with an error naming the rank instead. Kills come from the replicas'
- * own {@code CRASHPOINT} lines. Slot 0 hosts the rendezvous, so it is never a victim.
+ * takeover. The loss of a rank's only replica ends the job with an error naming the rank instead. Kills come from the replicas'
+ * own {@code CRASHPOINT} lines. Slot 0 too: it hosts the rendezvous and is the first replica of rank 0, so its loss
+ * leaves the result to slot 1 to report.
  */
 @Tag("process")
 class ReplicaTakeoverTest
@@ -71,7 +71,8 @@ class ReplicaTakeoverTest
 
     @ParameterizedTest
     @CsvSource({"2, 1:" + CrashPoints.TRANSFER_SEND + ":5", "2, 3:" + CrashPoints.BETWEEN_COPIES + ":4",
-        "2, 2:" + CrashPoints.IN_TASK + ":30", "1.5, 1:" + CrashPoints.TRANSFER_SEND + ":3"})
+        "2, 2:" + CrashPoints.IN_TASK + ":30", "2, 0:" + CrashPoints.IN_TASK + ":30",
+        "1.5, 1:" + CrashPoints.TRANSFER_SEND + ":3"})
     void aReplicaKilledAtANamedPointIsTakenOver(final String degree, final String spec) throws Exception
     {
         final KilledLaunch launch = launch(dir, List.of("--redundancy", degree, "--crash-at", spec));

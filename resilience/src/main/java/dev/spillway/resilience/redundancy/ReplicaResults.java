@@ -21,8 +21,10 @@ public final class ReplicaResults
      * @param agrees     whether this replica's result is that of a strict majority of its sphere's live replicas (all
      *                   of them when they agree).
      * @param difference null when every live replica computed the same result; else each slot's checksum.
+     * @param reports    whether this replica reports the sphere's result: the first, by slot, of those that took part
+     *                   and agree with the majority. Slot 0, the first replica placed, may have been lost.
      */
-    public record Outcome(boolean agrees, String difference)
+    public record Outcome(boolean agrees, String difference, boolean reports)
     {
     }
 
@@ -38,13 +40,15 @@ public final class ReplicaResults
         transport.exchangeWithPartners(checksum.getBytes(StandardCharsets.UTF_8))
             .forEach((slot, bytes) -> all.put(slot, new String(bytes, StandardCharsets.UTF_8)));
         final long same = all.values().stream().filter(checksum::equals).count();
+        final boolean first = all.entrySet().stream().filter(e -> e.getValue().equals(checksum)).findFirst()
+            .orElseThrow().getKey() == transport.slot();
         if (same == all.size())
         {
-            return new Outcome(true, null);
+            return new Outcome(true, null, first);
         }
-        return new Outcome(2 * same > all.size(), "the replicas of rank " + transport.rank() + " computed different " +
-            "results, checksums by slot " + all + (2 * same > all.size() ? ": this replica (slot " +
-            transport.slot() + ") is in the majority" : ": no majority includes this replica (slot " +
-            transport.slot() + ")"));
+        final boolean majority = 2 * same > all.size();
+        return new Outcome(majority, "the replicas of rank " + transport.rank() + " computed different results, " +
+            "checksums by slot " + all + (majority ? ": this replica (slot " + transport.slot() + ") is in the " +
+            "majority" : ": no majority includes this replica (slot " + transport.slot() + ")"), first && majority);
     }
 }

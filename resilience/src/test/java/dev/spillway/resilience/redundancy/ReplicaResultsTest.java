@@ -3,6 +3,7 @@ package dev.spillway.resilience.redundancy;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,6 +38,38 @@ class ReplicaResultsTest
             assertTrue(outcomes.get(slot).agrees());
             assertNull(outcomes.get(slot).difference());
         }
+        assertEquals(List.of(0, 3), reporters(outcomes), "the first replica of each sphere's majority reports");
+    }
+
+    @Test
+    void theFirstLiveReplicaInTheMajorityReportsWhenSlotZeroIsOutvotedOrLost() throws Exception
+    {
+        final Map<Integer, ReplicaResults.Outcome> outvoted = new ConcurrentHashMap<>();
+        ReplicatedJob.run(RedundancyPlan.of(1, RedundancyDegree.parse("3")), Duration.ofSeconds(300),
+            (transport, exits) -> outvoted.put(transport.slot(), ReplicaResults.compare(transport,
+                transport.slot() == 0 ? "bad" : "r")));
+        assertEquals(List.of(1), reporters(outvoted));
+
+        final Map<Integer, ReplicaResults.Outcome> lost = new ConcurrentHashMap<>();
+        final ReplicatedJob job = ReplicatedJob.run(RedundancyPlan.of(1, RedundancyDegree.parse("2")),
+            Duration.ofSeconds(300), (transport, exits) ->
+            {
+                if (transport.slot() == 0)
+                {
+                    exits.run();
+                    return;
+                }
+                lost.put(transport.slot(), ReplicaResults.compare(transport, "r"));
+            });
+        assertTrue(job.failed.isEmpty(), job.failed.toString());
+        assertEquals(List.of(1), reporters(lost), "slot 1 compares with nobody and reports");
+        assertNull(lost.get(1).difference());
+    }
+
+    private static List<Integer> reporters(final Map<Integer, ReplicaResults.Outcome> outcomes)
+    {
+        return outcomes.entrySet().stream().filter(e -> e.getValue().reports()).map(Map.Entry::getKey).sorted()
+            .toList();
     }
 
     @Test
