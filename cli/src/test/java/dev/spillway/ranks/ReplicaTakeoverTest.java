@@ -95,6 +95,25 @@ class ReplicaTakeoverTest
     }
 
     @Test
+    void twoOfThreeReplicasKilledAreTakenOverByTheThird() throws Exception
+    {
+        // At 3x rank 0 runs on slots 0, 1 and 2: slot 1 dies in a send, slot 2 in a task; slot 0 runs on alone.
+        final KilledLaunch launch = launch(dir, List.of("--redundancy", "3", "--crash-at",
+            "1:" + CrashPoints.TRANSFER_SEND + ":5", "--crash-at", "2:" + CrashPoints.IN_TASK + ":30"));
+        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        for (final int slot : List.of(1, 2))
+        {
+            assertTrue(launch.output().contains("slot " + slot + " (rank 0's replica) exited with status 137 " +
+                "(killed by signal 9); replicas ["), "slot " + slot + ":\n" + launch.output());
+        }
+        assertTrue(launch.output().contains("replicas [0] run on (takeover: no restart), sdc_coverage now 0.50"),
+            "slot 0 alone is left to rank 0, which SDC detection no longer covers:\n" + launch.output());
+        assertFalse(launch.output().contains("relaunching"), launch.output());
+    }
+
+    @Test
     void everyReplicaComputesTheUnreplicatedResult() throws Exception
     {
         final KilledLaunch launch = launch(dir, List.of("--redundancy", "2"));
