@@ -37,10 +37,11 @@ final class PartnerCopy
     /**
      * Sends {@code from}'s generation of the global cut {@code cut} to {@code slot}.
      *
+     * @param chunkBytes the largest message, the same on both sides ({@link #CHUNK}; tests take smaller ones).
      * @return the bytes of its files.
      */
-    static long send(final ReplicatedTransport transport, final int slot, final Path from, final long cut)
-        throws IOException
+    static long send(final ReplicatedTransport transport, final int slot, final Path from, final long cut,
+        final int chunkBytes) throws IOException
     {
         final Map<String, Long> files = new LinkedHashMap<>();
         for (final String name : GenerationFiles.names(from, GenerationFiles.ofGlobalCut(from, cut)))
@@ -60,7 +61,7 @@ final class PartnerCopy
         final byte[] list = bytes.toByteArray();
         transport.sendToPartner(slot, ByteBuffer.allocateDirect(Integer.BYTES).putInt(0, list.length));
         transport.sendToPartner(slot, ByteBuffer.allocateDirect(list.length).put(list).flip());
-        final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK);
+        final ByteBuffer chunk = ByteBuffer.allocateDirect(chunkBytes);
         long total = 0;
         for (final Map.Entry<String, Long> e : files.entrySet())
         {
@@ -68,7 +69,7 @@ final class PartnerCopy
             {
                 for (long at = 0; at < e.getValue(); at += chunk.limit())
                 {
-                    chunk.clear().limit((int)Math.min(CHUNK, e.getValue() - at));
+                    chunk.clear().limit((int)Math.min(chunkBytes, e.getValue() - at));
                     while (chunk.hasRemaining())
                     {
                         if (in.read(chunk, at + chunk.position()) < 0)
@@ -88,9 +89,11 @@ final class PartnerCopy
     /**
      * Replaces {@code to}'s generations by the generation {@code slot} sends with {@link #send}.
      *
+     * @param chunkBytes the largest message, as the sender's.
      * @return the bytes received.
      */
-    static long receive(final ReplicatedTransport transport, final int slot, final Path to) throws IOException
+    static long receive(final ReplicatedTransport transport, final int slot, final Path to, final int chunkBytes)
+        throws IOException
     {
         final ByteBuffer length = ByteBuffer.allocateDirect(Integer.BYTES);
         transport.receiveFromPartner(slot, length);
@@ -109,7 +112,7 @@ final class PartnerCopy
             }
         }
         clear(to);
-        final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK);
+        final ByteBuffer chunk = ByteBuffer.allocateDirect(chunkBytes);
         long total = 0;
         for (int i = 0; i < names.size(); i++)
         {
@@ -119,7 +122,7 @@ final class PartnerCopy
             {
                 for (long at = 0; at < sizes.get(i); at += chunk.limit())
                 {
-                    chunk.clear().limit((int)Math.min(CHUNK, sizes.get(i) - at));
+                    chunk.clear().limit((int)Math.min(chunkBytes, sizes.get(i) - at));
                     final int got = transport.receiveFromPartner(slot, chunk);
                     if (got != chunk.limit())
                     {

@@ -40,6 +40,9 @@ import java.util.function.Consumer;
  */
 public final class ReplicaDigests implements CommitCopy
 {
+    /** A partner's answer in the second round when it saw every digest equal: one byte, never an encoding. */
+    private static final byte[] AGREES = {1};
+
     private final ReplicatedTransport transport;
     private final Path dir;
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r ->
@@ -176,19 +179,27 @@ public final class ReplicaDigests implements CommitCopy
             }
             equal &= mine.matches(Arrays.copyOfRange(e.getValue(), Long.BYTES, e.getValue().length));
         }
+        // A second round always: a partner lost between the rounds may have reached some replicas and not others,
+        // so one that saw a difference must not wait for objects from one that saw none. Each sends its objects when
+        // it saw a difference, else a mark that it agrees.
+        final Map<Integer, byte[]> objects = transport.exchangeWithPartners(equal ? AGREES : encode(mine));
         final Map<Integer, GenerationDigest> all = new HashMap<>();
         all.put(transport.slot(), mine);
-        if (equal)
+        for (final Map.Entry<Integer, byte[]> e : objects.entrySet())
         {
-            theirs.keySet().forEach(slot -> all.put(slot, mine));
-        }
-        else
-        {
-            // A difference is seen by every replica of the sphere, so all of them send their objects.
-            final Map<Integer, byte[]> objects = transport.exchangeWithPartners(encode(mine));
-            for (final Map.Entry<Integer, byte[]> e : objects.entrySet())
+            if (!Arrays.equals(e.getValue(), AGREES))
             {
                 all.put(e.getKey(), decode(index, e.getValue()));
+            }
+            else if (theirs.containsKey(e.getKey()) && mine.matches(Arrays.copyOfRange(theirs.get(e.getKey()),
+                Long.BYTES, theirs.get(e.getKey()).length)))
+            {
+                all.put(e.getKey(), mine);
+            }
+            else
+            {
+                throw new IllegalStateException("slot " + e.getKey() + " saw no difference at the cut at global " +
+                    "index " + index + ", but its digest differs from this replica's or never arrived");
             }
         }
         return all;

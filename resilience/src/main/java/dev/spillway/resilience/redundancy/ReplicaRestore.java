@@ -3,6 +3,7 @@ package dev.spillway.resilience.redundancy;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
@@ -100,7 +101,16 @@ public final class ReplicaRestore
         {
             for (final int slot : lacking)
             {
-                PartnerCopy.send(transport, slot, own, cut);
+                try
+                {
+                    PartnerCopy.send(transport, slot, own, cut, PartnerCopy.CHUNK);
+                }
+                catch (final PeerFailedException lost)
+                {
+                    say.accept("spillway: rank " + rank + " replica " + transport.replica() + " (slot " +
+                        transport.slot() + ") could not send the global cut at index " + cut + " to slot " + slot +
+                        ", which was lost meanwhile: " + lost.getMessage());
+                }
             }
             return;
         }
@@ -117,7 +127,7 @@ public final class ReplicaRestore
                 "which the job resumes from: " + held + "; remove " + dir + " to start the job afresh");
         }
         final long started = System.nanoTime();
-        final long bytes = PartnerCopy.receive(transport, source, own);
+        final long bytes = PartnerCopy.receive(transport, source, own, PartnerCopy.CHUNK);
         final String unverified = GenerationFiles.unverified(own, cut);
         if (unverified != null)
         {

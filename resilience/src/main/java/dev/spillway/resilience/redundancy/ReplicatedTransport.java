@@ -37,10 +37,10 @@ import java.util.zip.CRC32C;
  * <li>A send to a logical rank goes to each of its live replicas; a replica lost meanwhile is skipped.</li>
  * <li>A receive from a logical rank takes one copy from each of its live replicas, in placement order, into the
  * same buffer in turn, and compares their header fields and CRC32C: copies that differ with no strict majority
- * among them fail the receive with {@link ReplicaMismatchException}, a detection with no extra DRAM. With three
- * replicas or more, once a strict majority agrees on the copy in the buffer, later copies are received into a pooled
- * scratch buffer and only compared, so a copy outvoted by the majority is counted and dropped and the receive
- * succeeds. Receives from one sender with one tag run one after the other, so each takes the same message from every
+ * among them fail the receive with {@link ReplicaMismatchException}. With two replicas this takes no extra DRAM.
+ * With three or more, once a strict majority agrees on the copy in the buffer, later copies are received into a
+ * scratch buffer the size of the caller's (pooled, never shrunk) and only compared, so a copy outvoted by the
+ * majority is counted and dropped and the receive succeeds. Receives from one sender with one tag run one after the other, so each takes the same message from every
  * replica.</li>
  * <li>Takeover: a replica's loss is not told to listeners while its sphere has a live member; the sphere's
  * survivors run on. The loss of a sphere's last replica is told as the loss of its logical rank.</li>
@@ -462,7 +462,9 @@ public final class ReplicatedTransport implements Transport
                 return;
             }
             final int slot = replicas.get(next++);
-            final ByteBuffer into = compared && 2 * agreeing(held) > replicas.size() ? scratch(dst.remaining()) : dst;
+            // The buffer's copy is kept once it agrees with a strict majority of every copy still possible.
+            final ByteBuffer into = compared && 2 * agreeing(held) > copies.size() + replicas.size() - next + 1 ?
+                scratch(dst.remaining()) : dst;
             physical.receive(slot, tag, into).whenComplete((m, e) ->
             {
                 try
@@ -493,16 +495,23 @@ public final class ReplicatedTransport implements Transport
                 }
                 catch (final ReplicaMismatchException mismatch)
                 {
-                    onMismatch.accept(mismatch);
-                    result.completeExceptionally(mismatch);
+                    try
+                    {
+                        onMismatch.accept(mismatch);
+                    }
+                    finally
+                    {
+                        result.completeExceptionally(mismatch);
+                    }
                 }
-                catch (final RuntimeException failure)
+                catch (final Throwable failure)
                 {
                     result.completeExceptionally(failure);
                 }
                 finally
                 {
-                    if (into != dst)
+                    // A receive that failed may still be written by the transport: its scratch buffer is dropped.
+                    if (into != dst && e == null)
                     {
                         scratch.offer(into);
                     }
@@ -525,9 +534,10 @@ public final class ReplicatedTransport implements Transport
             {
                 copiesCompared.incrementAndGet();
             }
-            // Copies to come could still make a strict majority only if the largest group so far, with them, would.
+            // A strict majority of the copies delivered in the end needs the largest group so far to win them all.
             final int largest = copies.stream().mapToInt(this::agreeing).max().orElse(0);
-            if (largest < copies.size() && 2 * (largest + replicas.size() - next) <= replicas.size())
+            final int toCome = replicas.size() - next;
+            if (largest < copies.size() && 2 * (largest + toCome) <= copies.size() + toCome)
             {
                 throw differ();
             }

@@ -77,7 +77,9 @@ class ReplicatedJoinTest
         final Path received = dir.resolve("received");
         Files.createDirectories(received);
         Files.writeString(received.resolve("stale"), "a generation newer than the cut");
-        assertEquals(sizes(source, cut), copy(source, received, cut), "bytes received");
+        // Chunks of 1000 bytes: every file takes several, the last a short one.
+        assertTrue(sizes(source, cut) > 3 * 1000, "files to split: " + sizes(source, cut));
+        assertEquals(sizes(source, cut), copy(source, received, cut, 1000), "bytes received");
         assertNull(GenerationFiles.unverified(received, cut));
         assertTrue(Files.notExists(received.resolve("stale")), "nothing newer than the cut stays");
         for (final String name : GenerationFiles.names(source, GenerationFiles.ofGlobalCut(source, cut)))
@@ -90,7 +92,7 @@ class ReplicatedJoinTest
         flipped[flipped.length / 2] ^= 0x20;
         Files.write(source.resolve(blocks), flipped);
         final Path corrupted = dir.resolve("corrupted");
-        copy(source, corrupted, cut);
+        copy(source, corrupted, cut, PartnerCopy.CHUNK);
         final String why = GenerationFiles.unverified(corrupted, cut);
         assertNotNull(why, "a flipped byte in " + blocks + " must fail verification");
     }
@@ -119,7 +121,7 @@ class ReplicatedJoinTest
     }
 
     /** Sends {@code from}'s generation of {@code cut} from slot 0 to slot 1 of a 1-rank 2x job into {@code to}. */
-    private static long copy(final Path from, final Path to, final long cut) throws Exception
+    private static long copy(final Path from, final Path to, final long cut, final int chunk) throws Exception
     {
         final RedundancyPlan plan = RedundancyPlan.of(1, RedundancyDegree.parse("2"));
         final SpherePlacement placement = plan.place(List.of("h", "h"));
@@ -131,14 +133,14 @@ class ReplicatedJoinTest
             {
                 try
                 {
-                    return PartnerCopy.send(sender, 1, from, cut);
+                    return PartnerCopy.send(sender, 1, from, cut, chunk);
                 }
                 catch (final Exception e)
                 {
                     throw new IllegalStateException(e);
                 }
             });
-            final long got = PartnerCopy.receive(receiver, 0, to);
+            final long got = PartnerCopy.receive(receiver, 0, to, chunk);
             assertEquals((long)sent.get(LIMIT.toSeconds(), TimeUnit.SECONDS), got, "bytes sent and received");
             return got;
         }
