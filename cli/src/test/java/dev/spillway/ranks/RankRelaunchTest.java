@@ -141,9 +141,10 @@ class RankRelaunchTest
             "the relaunched job's result differs from the failure-free run's\n" + launch.child.output());
         assertTrue(launch.json.get("verified").asBoolean(), launch.json.toString());
         final JsonNode recovery = launch.json.get("recovery");
-        assertEquals(specs.length, recovery.get("incarnation").asInt(), recovery.toString());
+        assertEquals(specs.length, recovery.get("incarnation").asInt(), "one relaunch per kill: " + recovery + "\n" +
+            launch.child.output());
         final int lastVictim = Integer.parseInt(specs[specs.length - 1].split(":")[0]);
-        assertEquals(List.of(lastVictim), ints(recovery.get("lost_ranks")), recovery.toString());
+        assertEquals(List.of(lastVictim), ints(recovery.get("lost_ranks")), recovery + "\n" + launch.child.output());
         for (final String part : List.of("detection", "relaunch", "restore"))
         {
             assertTrue(recovery.get("recovery_s").get(part).isNumber(), part + " was not measured: " + recovery);
