@@ -56,11 +56,12 @@ final class LaunchCommand implements Callable<Integer>
         description = "Replicate the ranks (seed 004's partial redundancy): start ⌈R·N⌉ processes, R from 1 in any " +
             "decimal step (1.5 gives the even ranks a second replica), while the program still sees N ranks. " +
             "Every transfer goes from each replica of its sender to each replica of its receiver, which compares " +
-            "the copies and stops on a difference (silent data corruption). A replica killed while its rank has " +
-            "another is taken over: the job runs on, no restart. Process slot 0 hosts the rendezvous and cannot " +
-            "be lost. With run --checkpoint-dir DIR, replica k keeps its checkpoints in DIR/replica-k, a rank's " +
-            "replicas compare them at every global cut, and a difference or the loss of every replica of a rank " +
-            "restarts the job (with --max-restarts) from the newest cut all verified. Not yet with --p2f or --buddy " +
+            "the copies and stops on a difference with no strict majority (silent data corruption); a copy " +
+            "outvoted by two others is dropped. A replica killed while its rank has another, slot 0 included, is " +
+            "taken over: the job runs on, no restart. With run --checkpoint-dir DIR, replica k keeps its " +
+            "checkpoints in DIR/replica-k, a rank's replicas compare them at every global cut, a replica outvoted " +
+            "by two others leaves, and a difference of two or the loss of every replica of a rank restarts the job " +
+            "(with --max-restarts) from the newest cut all verified. Not yet with --p2f or --buddy " +
             "(default: ${DEFAULT-VALUE}).")
     private String redundancy = "1";
 
