@@ -67,12 +67,18 @@ final class RankRun
         if (checkpoints)
         {
             System.err.println("spillway: this replica stops for a restart from the newest verified cut");
-            System.err.println("spillway: restart needed, detected_ms=" + System.currentTimeMillis() + " lost=[]");
-            return RestartNeededException.EXIT_STATUS;
+            return restartNeeded(System.currentTimeMillis(), List.of());
         }
         System.err.println("spillway: this replica stops (exit " + MISMATCH_EXIT_STATUS + "); without checkpoints " +
             "the job cannot go back to a verified state");
         return MISMATCH_EXIT_STATUS;
+    }
+
+    /** Prints the line the launcher reads a restart from, and returns the restart's exit status. */
+    private static int restartNeeded(final long detectedMillis, final List<Integer> lost)
+    {
+        System.err.println("spillway: restart needed, detected_ms=" + detectedMillis + " lost=" + lost);
+        return RestartNeededException.EXIT_STATUS;
     }
 
     /**
@@ -121,9 +127,7 @@ final class RankRun
                 {
                     throw e;
                 }
-                System.err.println("spillway: restart needed, detected_ms=" + restart.detectedMillis() + " lost=" +
-                    restart.lostRanks());
-                return RestartNeededException.EXIT_STATUS;
+                return restartNeeded(restart.detectedMillis(), restart.lostRanks());
             }
             // Taken before the gather: replicas that finished first close their transports meanwhile.
             final ReplicatedTransport replicated = transport instanceof ReplicatedTransport r ? r : null;

@@ -67,9 +67,7 @@ class ReplicatedRestartTest
         // Rank 1 runs on slots 2 and 3: slot 3 dies at its 10th task (a takeover), slot 2 at its 120th.
         final KilledLaunch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.IN_TASK + ":10", "--crash-at",
             "2:" + CrashPoints.IN_TASK + ":120"));
-        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
-        assertEquals(0, launch.exit(), launch.output());
-        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        assertBothKilledAndTheReferenceResult(launch);
         assertTrue(launch.output().contains("slot 3 (rank 1's replica) exited with status 137 (killed by signal 9); " +
             "replicas [2] run on (takeover: no restart)"), launch.output());
         assertTrue(launch.output().contains("every replica of its sphere is lost"), launch.output());
@@ -85,9 +83,7 @@ class ReplicatedRestartTest
         // Rank 1's slot 3 while it captures a cut, rank 0's slot 1 as it starts comparing one with slot 0.
         final KilledLaunch launch = launch(dir, List.of("--crash-at", "3:" + CrashPoints.CAPTURE + ":3", "--crash-at",
             "1:" + CrashPoints.DIGEST_EXCHANGE + ":2"));
-        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
-        assertEquals(0, launch.exit(), launch.output());
-        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
+        assertBothKilledAndTheReferenceResult(launch);
         for (final String slot : List.of("slot 3 (rank 1's replica)", "slot 1 (rank 0's replica)"))
         {
             assertTrue(launch.output().contains(slot + " exited with status 137 (killed by signal 9); replicas [") &&
@@ -144,6 +140,14 @@ class ReplicatedRestartTest
         assertTrue(launch.output().contains("relaunching all 4 processes as incarnation 1"), launch.output());
         assertEquals(expected, launch.json().get("result_checksum").asText(), "the result after the roll-back:\n" +
             launch.output());
+    }
+
+    /** Both armed crash points were reached and killed, and the job still exited 0 with the reference result. */
+    private static void assertBothKilledAndTheReferenceResult(final KilledLaunch launch)
+    {
+        assertEquals(2, launch.killed().size(), "both crash points must be reached and killed:\n" + launch.output());
+        assertEquals(0, launch.exit(), launch.output());
+        assertEquals(reference, launch.json().get("result_checksum").asText(), launch.output());
     }
 
     private static KilledLaunch launch(final Path dir, final List<String> args) throws Exception

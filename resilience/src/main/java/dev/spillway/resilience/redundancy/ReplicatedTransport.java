@@ -535,7 +535,11 @@ public final class ReplicatedTransport implements Transport
                 copiesCompared.incrementAndGet();
             }
             // A strict majority of the copies delivered in the end needs the largest group so far to win them all.
-            final int largest = copies.stream().mapToInt(this::agreeing).max().orElse(0);
+            int largest = 0;
+            for (final Copy c : copies)
+            {
+                largest = Math.max(largest, agreeing(c));
+            }
             final int toCome = replicas.size() - next;
             if (largest < copies.size() && 2 * (largest + toCome) <= copies.size() + toCome)
             {
@@ -546,7 +550,12 @@ public final class ReplicatedTransport implements Transport
         /** @return how many copies delivered so far agree with {@code copy}. */
         private int agreeing(final Copy copy)
         {
-            return copy == null ? 0 : (int)copies.stream().filter(copy::agrees).count();
+            int n = 0;
+            for (int i = 0; copy != null && i < copies.size(); i++)
+            {
+                n += copy.agrees(copies.get(i)) ? 1 : 0;
+            }
+            return n;
         }
 
         private void finish()
