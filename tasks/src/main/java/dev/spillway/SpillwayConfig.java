@@ -31,6 +31,7 @@ public final class SpillwayConfig
     private boolean sharedReadyQueue = true;
     private boolean cleanFirst = true;
     private int prefetchDepth = Integer.getInteger("spillway.prefetchDepth", 16);
+    private int admissionWindow = Integer.getInteger("spillway.admissionWindow", 2);
     private double cleanReserve = Double.parseDouble(System.getProperty("spillway.cleanReserve", "0.125"));
     private boolean pinWorkers = Boolean.getBoolean("spillway.pinWorkers");
     private boolean poisonReleasedBuffers = Boolean.getBoolean("spillway.poisonReleasedBuffers");
@@ -196,6 +197,20 @@ public final class SpillwayConfig
     }
 
     /**
+     * Admission ahead of the workers, in tasks per worker: a task that must evict to be admitted waits while this
+     * many per worker are admitted and unfinished, so admission does not fill DRAM with far-ahead tasks and evict
+     * what the running ones are about to reuse (a tile column under LU's left-looking priorities). A task whose
+     * data is resident or fits in free DRAM is never held. 0 turns the limit off. Default 2; property
+     * {@code spillway.admissionWindow}.
+     */
+    public SpillwayConfig admissionWindow(final int tasksPerWorker)
+    {
+        checkNotBuilt();
+        this.admissionWindow = tasksPerWorker;
+        return this;
+    }
+
+    /**
      * Background write-back: while the IO thread is idle it writes back unreferenced dirty objects (farthest next
      * use first) until this fraction of the budget is clean or free, so later evictions need no write. It writes
      * nothing while the data declared so far fits the budget. 0 turns it off. Default 0.125; property
@@ -338,6 +353,7 @@ public final class SpillwayConfig
         require(dramBudget > 0, "DRAM budget must be positive, got " + dramBudget);
         require(diskCap > 0, "disk cap must be positive, got " + diskCap);
         require(prefetchDepth >= 0, "prefetch depth must be >= 0, got " + prefetchDepth);
+        require(admissionWindow >= 0, "admission window must be >= 0, got " + admissionWindow);
         require(cleanReserve >= 0 && cleanReserve < 1, "clean reserve must be in [0, 1), got " + cleanReserve);
         require(Integer.bitCount(ringSize) == 1, "ring size must be a power of two, got " + ringSize);
         require(storeDir != null, "store directory must be set");
@@ -426,6 +442,12 @@ public final class SpillwayConfig
     public int prefetchDepth()
     {
         return prefetchDepth;
+    }
+
+    /** @return admitted, unfinished tasks per worker beyond which a task that must evict waits; 0: no limit. */
+    public int admissionWindow()
+    {
+        return admissionWindow;
     }
 
     /** @return the clean reserve as a fraction of the budget. */

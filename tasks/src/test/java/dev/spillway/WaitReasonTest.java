@@ -86,6 +86,45 @@ class WaitReasonTest
         }
     }
 
+    /**
+     * With both workers' window slots taken by running tasks, a task that would have to evict waits, says why, and
+     * evicts nothing until one finishes (the admission window, {@link SpillwayConfig#admissionWindow}).
+     */
+    @Test
+    void aTaskThatMustEvictWaitsForTheAdmissionWindowAndSaysSo() throws Exception
+    {
+        final CountDownLatch running = new CountDownLatch(2);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Spillway sw = Runtimes.small(dir.resolve("spill"), 3L * SIZE, "a").admissionWindow(1).cleanReserve(0)
+            .build();
+        try
+        {
+            sw.task("writes x").write(sw.data("x", SIZE)).submit(ctx -> { }).join();
+            for (final String name : new String[] {"holds a", "holds b"})
+            {
+                sw.task(name).write(sw.data(name.substring(6), SIZE)).submit(ctx ->
+                {
+                    running.countDown();
+                    release.await();
+                });
+            }
+            running.await();
+            final TaskHandle c = sw.task("writes c").write(sw.data("c", SIZE)).submit(ctx -> { });
+            Await.until("'writes c' waiting for the admission window", () -> c.waitReason().contains(
+                "the admission window is full (2 admitted task(s) unfinished, window 2)"), c::waitReason);
+            assertTrue(sw.stats().nvmBytesWritten() == 0, "x, which 'writes c' would evict, is still in DRAM: " +
+                sw.stats());
+            release.countDown();
+            c.join();
+            assertTrue(sw.stats().nvmBytesWritten() > 0, "x was evicted once a slot was free: " + sw.stats());
+        }
+        finally
+        {
+            release.countDown();
+            sw.close();
+        }
+    }
+
     private static void awaitReason(final TaskHandle h, final String expected) throws InterruptedException
     {
         Await.until("wait reason '" + expected + "'", () -> h.waitReason().equals(expected), h::waitReason);

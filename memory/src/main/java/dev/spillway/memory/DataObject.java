@@ -231,13 +231,20 @@ public final class DataObject
     /** @return the submission sequence of the earliest not-yet-admitted user, or {@link #NO_FUTURE_USE}. */
     public long nextUse()
     {
+        final FutureUse head = nextUser();
+        return head == null ? NO_FUTURE_USE : head.seq();
+    }
+
+    /** @return the earliest not-yet-admitted user in submission order, or {@code null}. */
+    public FutureUse nextUser()
+    {
         FutureUse head = futureUses.peekFirst();
         while (head != null && head.admitted())
         {
             futureUses.pollFirst();
             head = futureUses.peekFirst();
         }
-        return head == null ? NO_FUTURE_USE : head.seq();
+        return head;
     }
 
     /** @return the engine-owned list of parties waiting for an in-flight transfer of this object. */

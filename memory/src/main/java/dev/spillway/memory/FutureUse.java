@@ -6,6 +6,9 @@ public interface FutureUse
     /** @return the task's submission sequence. */
     long seq();
 
+    /** @return the task's priority: under priority order, higher runs sooner. */
+    int priority();
+
     /** @return true once the task has been admitted (it then holds a reference instead). */
     boolean admitted();
 }

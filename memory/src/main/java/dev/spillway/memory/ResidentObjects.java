@@ -7,19 +7,27 @@ package dev.spillway.memory;
  * whose last write-back did not fail.
  * Among those, with clean-first eviction (policy {@code d}) clean objects go before dirty ones; then the object
  * whose next use by an already-submitted task is farthest away goes first (Belady on the known future); ties go
- * to the least recently used. Selection scans the lists and allocates nothing.
+ * to the least recently used. "Farthest" follows the order tasks are admitted in: submission order, or under
+ * priority order (policy {@code p}) priority first. An object's next use is its earliest user in submission order,
+ * which is its earliest in priority order too whenever its users' priorities fall as they are submitted (LU's
+ * left-looking priorities). Selection scans the lists and allocates nothing.
  */
 public final class ResidentObjects
 {
     private final ResidentList clean = new ResidentList(this);
     private final ResidentList dirty = new ResidentList(this);
     private final boolean cleanFirst;
+    private final boolean byPriority;
     private long cleanBytes;
 
-    /** @param cleanFirst evict unmodified objects before modified ones (policy {@code d}). */
-    public ResidentObjects(final boolean cleanFirst)
+    /**
+     * @param cleanFirst evict unmodified objects before modified ones (policy {@code d}).
+     * @param byPriority tasks are admitted by priority first (policy {@code p}), so a use's priority sets its distance.
+     */
+    public ResidentObjects(final boolean cleanFirst, final boolean byPriority)
     {
         this.cleanFirst = cleanFirst;
+        this.byPriority = byPriority;
     }
 
     /** Adds an object that now holds a buffer. */
@@ -105,10 +113,10 @@ public final class ResidentObjects
         return bytes;
     }
 
-    private static DataObject best(final ResidentList list, final DataObject incumbent, final Excluded excluded)
+    private DataObject best(final ResidentList list, final DataObject incumbent, final Excluded excluded)
     {
         DataObject best = incumbent;
-        long bestNext = best == null ? -1 : best.nextUse();
+        FutureUse bestNext = best == null ? null : best.nextUser();
         if (best != null && best.discardable())
         {
             return best;
@@ -124,14 +132,33 @@ public final class ResidentObjects
             {
                 return o;
             }
-            final long next = o.nextUse();
-            if (best == null || next > bestNext || (next == bestNext && o.lastUseTick() < best.lastUseTick()))
+            final FutureUse next = o.nextUser();
+            final int later = best == null ? 1 : later(next, bestNext);
+            if (later > 0 || (later == 0 && o.lastUseTick() < best.lastUseTick()))
             {
                 best = o;
                 bestNext = next;
             }
         }
         return best;
+    }
+
+    /** @return positive when use {@code a} comes after {@code b} in admission order; no use comes last. */
+    private int later(final FutureUse a, final FutureUse b)
+    {
+        if (a == b)
+        {
+            return 0;
+        }
+        if (a == null || b == null)
+        {
+            return a == null ? 1 : -1;
+        }
+        if (byPriority && a.priority() != b.priority())
+        {
+            return Integer.compare(b.priority(), a.priority());
+        }
+        return Long.compare(a.seq(), b.seq());
     }
 
     /** Objects a victim search must skip. */

@@ -17,11 +17,24 @@ class EvictionPathTest
     private static final class Use implements FutureUse
     {
         private final long seq;
+        private final int priority;
         boolean admitted;
 
         Use(final long seq)
         {
+            this(seq, 0);
+        }
+
+        Use(final long seq, final int priority)
+        {
             this.seq = seq;
+            this.priority = priority;
+        }
+
+        @Override
+        public int priority()
+        {
+            return priority;
         }
 
         @Override
@@ -40,7 +53,7 @@ class EvictionPathTest
     @Test
     void victimsAreCleanFirstThenFarthestNextUseThenLeastRecentlyUsed()
     {
-        final ResidentObjects resident = new ResidentObjects(true);
+        final ResidentObjects resident = new ResidentObjects(true, false);
         final DataObject soon = resident(resident, "soon", false, 1);
         final DataObject later = resident(resident, "later", false, 2);
         final DataObject never = resident(resident, "never", false, 3);
@@ -52,7 +65,7 @@ class EvictionPathTest
         assertSame(soon, resident.chooseVictim(o -> o == never || o == later));
         assertSame(dirtyNever, resident.chooseVictim(o -> o != dirtyNever), "dirty only when nothing clean is left");
 
-        final ResidentObjects belady = new ResidentObjects(false);
+        final ResidentObjects belady = new ResidentObjects(false, false);
         final DataObject a = resident(belady, "a", false, 5);
         final DataObject b = resident(belady, "b", true, 6);
         a.addFutureUse(new Use(1));
@@ -61,6 +74,27 @@ class EvictionPathTest
         assertSame(a, belady.chooseVictim(o -> false), "referenced objects are never victims");
         a.retain();
         assertNull(belady.chooseVictim(o -> false));
+    }
+
+    /** LU's left-looking order: the next use of a later column's tile is submitted earlier but runs later. */
+    @Test
+    void underPriorityOrderTheNextUseIsFarthestByPriorityThenSubmission()
+    {
+        final ResidentObjects byPriority = new ResidentObjects(true, true);
+        final ResidentObjects bySubmission = new ResidentObjects(true, false);
+        for (final ResidentObjects resident : java.util.List.of(byPriority, bySubmission))
+        {
+            final DataObject thisColumn = resident(resident, "A[3,1]", false, 1);
+            final DataObject nextColumn = resident(resident, "A[0,2]", false, 2);
+            final DataObject tie = resident(resident, "A[4,1]", false, 3);
+            thisColumn.addFutureUse(new Use(40, -5));
+            nextColumn.addFutureUse(new Use(10, -9));
+            tie.addFutureUse(new Use(41, -5));
+            final DataObject victim = resident.chooseVictim(o -> false);
+            assertSame(resident == byPriority ? nextColumn : tie, victim, "the use that is admitted last goes first");
+            assertSame(resident == byPriority ? tie : thisColumn, resident.chooseVictim(o -> o == victim),
+                "equal priorities fall back to submission order");
+        }
     }
 
     @Test
@@ -80,7 +114,7 @@ class EvictionPathTest
     {
         final DramBudget budget = new DramBudget(4L * 12288);
         final BufferPool pool = new BufferPool(budget, 4096);
-        final ResidentObjects resident = new ResidentObjects(true);
+        final ResidentObjects resident = new ResidentObjects(true, false);
         final DataObject[] objects = new DataObject[4];
         for (int i = 0; i < objects.length; i++)
         {

@@ -21,8 +21,10 @@ import java.util.ArrayList;
  * unreferenced objects if need be; otherwise admission waits for completions. Under orders {@code a} and {@code p},
  * every waiting task that lacks nothing is admitted before anything is evicted (data reuse, after StarPU's
  * {@code dmdar}): a consumer of data just produced takes it while it is in DRAM, rather than after a new producer has
- * evicted it. Order {@code f} keeps strict arrival order, seed 003's baseline. Admission takes a reference on each
- * of the task's objects, so nothing it needs is evicted before it runs.
+ * evicted it. Order {@code f} keeps strict arrival order, seed 003's baseline. A task that must evict waits while
+ * the admission window ({@link SpillwayConfig#admissionWindow}) is full, so DRAM holds what the running tasks reuse
+ * rather than the inputs of tasks far ahead. Admission takes a reference on each of the task's objects, so nothing
+ * it needs is evicted before it runs.
  */
 final class Admission
 {
@@ -45,6 +47,8 @@ final class Admission
     private int pruneArrivedAt = 1024;
     private final boolean reuse;
     private final int prefetchDepth;
+    /** Admitted, unfinished tasks beyond which a task that must evict waits. */
+    private final int window;
     private final long cleanReserveBytes;
     private final LiveData liveData;
     private boolean lookAheadDue = true;
@@ -64,6 +68,8 @@ final class Admission
         this.pending = PendingQueue.of(config.ioOrder());
         this.reuse = config.ioOrder() != IoOrder.FIFO;
         this.prefetchDepth = config.prefetchDepth();
+        this.window = config.admissionWindow() == 0 ? Integer.MAX_VALUE :
+            (int)Math.min(Integer.MAX_VALUE, (long)config.admissionWindow() * config.workers());
         this.cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
     }
 
@@ -109,6 +115,12 @@ final class Admission
                 pruneArrivedAt = Math.max(1024, 2 * arrivedResident.size());
             }
         }
+    }
+
+    /** @return admitted, unfinished tasks beyond which a task that must evict waits. */
+    int window()
+    {
+        return window;
     }
 
     int pendingCount()
@@ -162,13 +174,18 @@ final class Admission
             }
             final long need = needBytes(t);
             t.needBytes = need;
-            final int taken = need > budget.available() && reuse ? admitResident() : 0;
+            final boolean evicts = need > budget.available();
+            final int taken = evicts && reuse ? admitResident() : 0;
             if (taken > 0)
             {
                 n += taken;
                 continue;
             }
-            if (need > budget.available() && !makeRoom(t, need))
+            if (evicts && agent.windowed() >= window)
+            {
+                break;
+            }
+            if (evicts && !makeRoom(t, need))
             {
                 if (agent.idle() && transfers.isEmpty())
                 {

@@ -8,6 +8,7 @@ import com.lmax.disruptor.YieldingWaitStrategy;
 import dev.spillway.CloseMode;
 import dev.spillway.CloseReport;
 import dev.spillway.Data;
+import dev.spillway.IoOrder;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.SpillwayStats;
 import dev.spillway.TaskBuilder;
@@ -140,7 +141,8 @@ public final class Engine
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
             this::checkpointWait, failures::describe);
         totals = new Totals(counters, workers, agent, budget, store.name());
-        final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction());
+        final ResidentObjects resident = new ResidentObjects(config.cleanFirstEviction(),
+            config.ioOrder() == IoOrder.PRIORITY);
         final Transfers transfers = new Transfers(agent, store, pool, resident, counters, trace);
         final Admission admission = new Admission(agent, transfers, pool, resident, counters, liveData, config);
         checkpointer = config.checkpointStore() == null ? null : new Checkpointer(this, config.checkpointStore(),

@@ -289,7 +289,7 @@ final class IoAgent implements Agent
     /** Admission took DRAM and references for {@code t}; it may already have everything. */
     void admitted(final TaskRecord t)
     {
-        completion.admitted();
+        completion.admitted(t);
         if (t.outstanding == 0)
         {
             dataReady(t);
@@ -338,6 +338,18 @@ final class IoAgent implements Agent
     void fail(final TaskRecord t, final TaskFailedException cause)
     {
         completion.fail(t, cause);
+    }
+
+    /** @return the admission window in tasks ({@link Integer#MAX_VALUE}: none). */
+    int window()
+    {
+        return admission.window();
+    }
+
+    /** @return admitted, unfinished tasks the admission window counts; racy when read off the IO thread. */
+    int windowed()
+    {
+        return completion.windowed();
     }
 
     /** @return true if no admitted task is unfinished, so no reference will be released. */

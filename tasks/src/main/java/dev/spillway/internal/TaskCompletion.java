@@ -3,6 +3,7 @@ package dev.spillway.internal;
 import dev.spillway.Privilege;
 import dev.spillway.TaskFailedException;
 import dev.spillway.memory.DataObject;
+import dev.spillway.spi.AsyncTaskBody;
 
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,9 +25,10 @@ final class TaskCompletion
 
     private boolean cancelling;
     private long tick;
-    /** Admitted tasks not finished, and those of them still waiting for transfers. */
+    /** Admitted tasks not finished, those of them still waiting for transfers, and those the window counts. */
     private int inFlight;
     private int fetching;
+    private int windowed;
 
     TaskCompletion(final LiveTasks live, final Counters counters, final ReadyQueues ready, final Dependencies deps)
     {
@@ -60,17 +62,36 @@ final class TaskCompletion
         return cancelling;
     }
 
-    /** Admission took DRAM and references for a task, which now waits for its transfers. */
-    void admitted()
+    /** Admission took DRAM and references for {@code t}, which now waits for its transfers. */
+    void admitted(final TaskRecord t)
     {
         inFlight++;
         fetching++;
+        if (countsInWindow(t))
+        {
+            windowed++;
+        }
+    }
+
+    /**
+     * A transfer to or from another rank finishes when a peer acts, so it never fills the admission window: else
+     * two ranks whose windows hold only sends to each other could wait forever for each other's receives.
+     */
+    private static boolean countsInWindow(final TaskRecord t)
+    {
+        return !(t.body instanceof AsyncTaskBody);
     }
 
     /** An admitted task's transfers are done. */
     void fetched()
     {
         fetching--;
+    }
+
+    /** @return admitted, unfinished tasks that run on a worker: what the admission window counts. */
+    int windowed()
+    {
+        return windowed;
     }
 
     /** @return true if no admitted task is unfinished, so no reference will be released. */
@@ -231,6 +252,10 @@ final class TaskCompletion
         if (t.admitted)
         {
             inFlight--;
+            if (countsInWindow(t))
+            {
+                windowed--;
+            }
         }
         t.finish(outcome, cause);
         if (!t.completesOnWorker)

@@ -183,6 +183,12 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     }
 
     @Override
+    public int priority()
+    {
+        return priority;
+    }
+
+    @Override
     public boolean test(final DataObject o)
     {
         for (final DataRef r : refs)

@@ -66,7 +66,7 @@ final class WaitReports
                 "waiting for DRAM: needs " + ByteUnits.format(t.needBytes) + ", " +
                     ByteUnits.format(Math.max(0, budget.available())) + " free of " +
                     ByteUnits.format(budget.capacity()) + " (the rest held by running or admitted tasks); " + agent.pendingCount() +
-                    " task(s) in the " + order.letter() + " admission queue";
+                    " task(s) in the " + order.letter() + " admission queue" + window();
             case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
                 " transfer(s) queued";
             case READY -> "ready, waiting for a free worker (" + workers + " workers)";
@@ -77,6 +77,15 @@ final class WaitReports
             case DONE -> "done";
             case FAILED, CANCELLED -> s.name().toLowerCase() + ": " + t.failure().getMessage();
         };
+    }
+
+    /** @return why a task that must evict may wait for the window, or "". */
+    private String window()
+    {
+        final int window = agent.window();
+        final int windowed = agent.windowed();
+        return windowed < window ? "" : "; the admission window is full (" + windowed + " admitted task(s) " +
+            "unfinished, window " + window + "): a task that must evict waits for one to finish";
     }
 
     private static String unfinished(final TaskRecord[] preds)
