@@ -34,7 +34,7 @@ final class KernelOptions
         "pivoting on a diagonally dominant one). Needs a budget of two tile columns.")
     boolean pivoting;
 
-    /** @return the kernel; {@code budgetBytes} only shapes the submission order (matmul's C blocks). */
+    /** @return the kernel; {@code budgetBytes} only shapes the order (matmul's C blocks, LU's column blocks). */
     Kernel create(final String kernel, final TileBlas blas, final long budgetBytes, final int workers)
     {
         switch (kernel)
@@ -51,7 +51,7 @@ final class KernelOptions
                 final int order = n == null ? 6144 : n;
                 final int t = tile == null ? 512 : tile;
                 requireDense(order, t);
-                return new Lu(order, t, pivoting, blas);
+                return new Lu(order, t, Lu.widthFor(budgetBytes, order, t, pivoting), pivoting, blas);
             }
             case "stencil":
                 return StencilOptions.create(grid, tile, sweeps, steps, workers);

@@ -14,8 +14,8 @@ import java.util.List;
 
 /**
  * Tiled right-looking LU, submitted step by step (FIFO order is right-looking). Every task carries a priority that
- * favours the leftmost tile column and then the earliest step, so policy {@code p} runs it left-looking, as the seed
- * does to cut write-backs.
+ * favours the leftmost block of tile columns and then the earliest step, so policy {@code p} runs it left-looking by
+ * blocks sized from the budget ({@link #widthFor}), as the seed does to cut write-backs.
  * <ul>
  * <li>Without pivoting (diagonally dominant input): GETRF on the diagonal tile, TRSM on its row and column, GEMM on
  * the trailing tiles.</li>
@@ -32,6 +32,7 @@ public final class Lu implements Kernel
     private final int n;
     private final int t;
     private final int nt;
+    private final int width;
     private final boolean pivoting;
     private final TileBlas blas;
     private final TileMatrix a;
@@ -42,16 +43,40 @@ public final class Lu implements Kernel
     /** @param pivoting partial pivoting on a general matrix, or none on a diagonally dominant one. */
     public Lu(final int n, final int t, final boolean pivoting, final TileBlas blas)
     {
+        this(n, t, 1, pivoting, blas);
+    }
+
+    /**
+     * @param width    tile columns factored together, left-looking (see {@link #widthFor}); results do not depend on it.
+     * @param pivoting partial pivoting on a general matrix, or none on a diagonally dominant one.
+     */
+    public Lu(final int n, final int t, final int width, final boolean pivoting, final TileBlas blas)
+    {
         TileMatrix.checkShape(n, t);
+        if (width < 1)
+        {
+            throw new IllegalArgumentException("LU column block must be at least one tile column, got " + width);
+        }
         this.n = n;
         this.t = t;
         this.nt = n / t;
+        this.width = Math.min(width, nt);
         this.pivoting = pivoting;
         this.blas = blas;
         this.a = new TileMatrix("A", n, t);
         this.pivots = new Tile[pivoting ? nt : 0];
         this.pivotingSteps = new PartialPivoting(a, pivots, blas);
         this.verification = new LuVerification(a, pivots, SEED, diagonalShift());
+    }
+
+    /**
+     * @return the most tile columns that fit in the budget with two columns to spare for the streamed tiles of
+     *         earlier columns (three with pivoting, whose panel task also holds a workspace column); at least one.
+     */
+    public static int widthFor(final long budgetBytes, final int n, final int t, final boolean pivoting)
+    {
+        final long columns = budgetBytes / ((long)n * t * Double.BYTES);
+        return (int)Math.max(1, Math.min(n / t, columns - (pivoting ? 3 : 2)));
     }
 
     @Override
@@ -166,9 +191,14 @@ public final class Lu implements Kernel
         }
     }
 
+    /**
+     * Left-looking over blocks of {@link #width} tile columns: the leftmost block first, within it the earliest step,
+     * then the leftmost column, so each tile of the earlier columns, streamed in once per block, updates every column
+     * of the block while it is in DRAM.
+     */
     private int priority(final int column, final int step)
     {
-        return -(column * (nt + 1) + step);
+        return -(((column / width) * (nt + 1) + step) * width + column % width);
     }
 
     @Override

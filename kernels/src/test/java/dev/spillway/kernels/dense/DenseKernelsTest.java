@@ -275,6 +275,40 @@ class DenseKernelsTest
         System.out.println("left-looking LU at 12.5 %: " + moved);
     }
 
+    /** Column blocks reorder LU's tasks, never a tile's updates: the result is bit-identical, and it is verified. */
+    @ParameterizedTest(name = "pivoting {0}")
+    @ValueSource(booleans = {false, true})
+    void luColumnBlocksChangeTheOrderNotTheResult(final boolean pivoting)
+    {
+        final long budget = 5 * 384L * 64 * Double.BYTES;
+        final int wide = Lu.widthFor(budget, 384, 64, pivoting);
+        assertEquals(pivoting ? 2 : 3, wide);
+        final List<String> checksums = new ArrayList<>();
+        for (final int width : new int[] {1, wide})
+        {
+            try (EngineGraph graph = new EngineGraph(engine(budget, "p,s,d", "w" + width + pivoting)))
+            {
+                final RunResult run = KernelRunner.run(new Lu(384, 64, width, pivoting, new JavaBlas()), graph, true,
+                    p -> { });
+                assertTrue(run.verification().verified(), "width " + width + ": " + run.verification());
+                checksums.add(run.checksum());
+            }
+        }
+        assertEquals(checksums.get(0), checksums.get(1), "width 1 and " + wide);
+    }
+
+    @Test
+    void luColumnBlockGrowsWithTheBudget()
+    {
+        final long column = 1024L * 64 * Double.BYTES;
+        assertEquals(1, Lu.widthFor(2 * column, 1024, 64, false), "at least one column");
+        assertEquals(1, Lu.widthFor(3 * column, 1024, 64, false));
+        assertEquals(2, Lu.widthFor(4 * column + column / 2, 1024, 64, false), "two spare columns, whole columns only");
+        assertEquals(2, Lu.widthFor(5 * column, 1024, 64, true), "three spare with pivoting");
+        assertEquals(16, Lu.widthFor(100 * column, 1024, 64, false), "no wider than the matrix");
+        assertThrows(IllegalArgumentException.class, () -> new Lu(1024, 64, 0, false, new JavaBlas()));
+    }
+
     @Test
     void gemmBlockGrowsWithTheBudget()
     {
