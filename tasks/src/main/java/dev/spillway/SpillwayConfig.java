@@ -199,9 +199,10 @@ public final class SpillwayConfig
     /**
      * Admission ahead of the workers, in tasks per worker: a task that must evict to be admitted waits while this
      * many per worker are admitted and unfinished, so admission does not fill DRAM with far-ahead tasks and evict
-     * what the running ones are about to reuse (a tile column under LU's left-looking priorities). A task whose
-     * data is resident or fits in free DRAM is never held. 0 turns the limit off. Default 2; property
-     * {@code spillway.admissionWindow}.
+     * what the running ones are about to reuse (a tile column under LU's left-looking priorities). Only the head of
+     * the admission queue is held, and only when it must evict; those behind it wait as they do for DRAM. Tasks that
+     * complete elsewhere ({@code AsyncTaskBody}: transfers, acquires) are not counted. 0 turns the limit off.
+     * Default 2; property {@code spillway.admissionWindow}.
      */
     public SpillwayConfig admissionWindow(final int tasksPerWorker)
     {

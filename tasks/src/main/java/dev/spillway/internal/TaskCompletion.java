@@ -74,8 +74,9 @@ final class TaskCompletion
     }
 
     /**
-     * A transfer to or from another rank finishes when a peer acts, so it never fills the admission window: else
-     * two ranks whose windows hold only sends to each other could wait forever for each other's receives.
+     * An asynchronous task (a transfer to or from another rank, an acquire) finishes when something outside acts, so
+     * it never fills the admission window: else two ranks whose windows hold only sends to each other could wait
+     * forever for each other's receives. Checkpoint save tasks count: their writes finish on the IO thread.
      */
     private static boolean countsInWindow(final TaskRecord t)
     {
@@ -88,7 +89,7 @@ final class TaskCompletion
         fetching--;
     }
 
-    /** @return admitted, unfinished tasks that run on a worker: what the admission window counts. */
+    /** @return admitted, unfinished tasks that are not asynchronous: what the admission window counts. */
     int windowed()
     {
         return windowed;

@@ -79,7 +79,7 @@ final class WaitReports
         };
     }
 
-    /** @return why a task that must evict may wait for the window, or "". */
+    /** @return that the window is full, which holds the queue's head if it must evict, or "". */
     private String window()
     {
         final int window = agent.window();
