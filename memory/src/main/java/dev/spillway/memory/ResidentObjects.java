@@ -10,7 +10,8 @@ package dev.spillway.memory;
  * to the least recently used. "Farthest" follows the order tasks are admitted in: submission order, or under
  * priority order (policy {@code p}) priority first. An object's next use is its earliest user in submission order,
  * which is its earliest in priority order too whenever its users' priorities fall as they are submitted, or a later
- * user of higher priority depends on the earlier ones (LU's left-looking priorities). Selection scans the lists and allocates nothing.
+ * user of higher priority depends on the earlier ones (LU's left-looking priorities). Selection scans the lists and
+ * allocates nothing.
  */
 public final class ResidentObjects
 {

@@ -3,6 +3,7 @@ package dev.spillway.memory;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -82,7 +83,7 @@ class EvictionPathTest
     {
         final ResidentObjects byPriority = new ResidentObjects(true, true);
         final ResidentObjects bySubmission = new ResidentObjects(true, false);
-        for (final ResidentObjects resident : java.util.List.of(byPriority, bySubmission))
+        for (final ResidentObjects resident : List.of(byPriority, bySubmission))
         {
             final DataObject thisColumn = resident(resident, "A[3,1]", false, 1);
             final DataObject nextColumn = resident(resident, "A[0,2]", false, 2);

@@ -47,7 +47,8 @@ public final class Lu implements Kernel
     }
 
     /**
-     * @param width    tile columns factored together, left-looking (see {@link #widthFor}); results do not depend on it.
+     * @param width    tile columns factored together, left-looking (see {@link #widthFor}); the result does not
+     *                 depend on it.
      * @param pivoting partial pivoting on a general matrix, or none on a diagonally dominant one.
      */
     public Lu(final int n, final int t, final int width, final boolean pivoting, final TileBlas blas)
