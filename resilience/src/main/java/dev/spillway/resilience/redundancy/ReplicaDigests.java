@@ -28,12 +28,13 @@ import java.util.function.Consumer;
  * SDC detection by comparing replicas at every global cut (seed 003 §4.2.1, design §D.2): once a replica committed
  * its generation of a cut, it sends the generation's 32-byte digest ({@link GenerationDigest}) to the other live
  * replicas of its sphere and takes theirs; only when they differ are the per-object states exchanged (in a second
- * round, which otherwise carries a one-byte mark), and {@link DigestVote} decides. A verified (or, alone, unchecked) generation counts towards the global commit; a
- * mismatch without a majority never does: the rank stops for a restart from the newest cut every sphere verified,
- * naming the objects. With a strict majority (three replicas or more) the majority counts the cut and runs on, and
- * each outvoted replica leaves its sphere as on differing copies of a transfer: a takeover, with no rollback. The
- * outvoted replica is dropped rather than repaired in place: by the time the vote ends its tasks have run past the
- * cut, so the differing objects may already have spread into later ones.
+ * round, which otherwise carries a one-byte mark), and {@link DigestVote} decides. A verified (or, alone,
+ * unchecked) generation counts towards the global commit; a mismatch without a majority never does: the rank
+ * stops for a restart from the newest cut every sphere verified, naming the objects. With a strict majority (three
+ * replicas or more) the majority counts the cut and runs on, and each outvoted replica leaves its sphere as on
+ * differing copies of a transfer: a takeover, with no rollback. The outvoted replica is dropped rather than
+ * repaired in place: by the time the vote ends its tasks have run past the cut, so the differing objects may
+ * already have spread into later ones.
  *
  * <p>Set with {@link dev.spillway.ranks.GlobalCheckpoints#copyCommitsTo}: the global commit of a cut waits for its
  * verification, so the store must keep three generations.

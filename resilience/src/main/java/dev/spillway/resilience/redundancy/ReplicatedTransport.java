@@ -40,8 +40,8 @@ import java.util.zip.CRC32C;
  * among them fail the receive with {@link ReplicaMismatchException}. With two replicas this takes no extra DRAM.
  * With three or more, once a strict majority agrees on the copy in the buffer, later copies are received into a
  * scratch buffer the size of the caller's (pooled, never shrunk) and only compared, so a copy outvoted by the
- * majority is counted and dropped and the receive succeeds. Receives from one sender with one tag run one after the other, so each takes the same message from every
- * replica.</li>
+ * majority is counted and dropped and the receive succeeds. Receives from one sender with one tag run one after
+ * the other, so each takes the same message from every replica.</li>
  * <li>Takeover: a replica's loss is not told to listeners while its sphere has a live member; the sphere's
  * survivors run on. The loss of a sphere's last replica is told as the loss of its logical rank.</li>
  * </ul>
