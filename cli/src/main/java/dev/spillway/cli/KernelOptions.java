@@ -34,8 +34,12 @@ final class KernelOptions
         "pivoting on a diagonally dominant one). Needs a budget of two tile columns.")
     boolean pivoting;
 
-    /** @return the kernel; {@code budgetBytes} only shapes the order (matmul's C blocks, LU's column blocks). */
-    Kernel create(final String kernel, final TileBlas blas, final long budgetBytes, final int workers)
+    /**
+     * @return the kernel; {@code budgetBytes}, each of {@code ranks}' budget, only shapes the order (matmul's C
+     *         blocks, LU's column blocks).
+     */
+    Kernel create(final String kernel, final TileBlas blas, final long budgetBytes, final int workers,
+        final int ranks)
     {
         switch (kernel)
         {
@@ -44,14 +48,14 @@ final class KernelOptions
                 final int order = n == null ? 4096 : n;
                 final int t = tile == null ? 512 : tile;
                 requireDense(order, t);
-                return new Gemm(order, t, Gemm.blockFor(budgetBytes, order, t), blas);
+                return new Gemm(order, t, Gemm.blockFor(budgetBytes, order, t, ranks), blas);
             }
             case "lu":
             {
                 final int order = n == null ? 6144 : n;
                 final int t = tile == null ? 512 : tile;
                 requireDense(order, t);
-                return new Lu(order, t, Lu.widthFor(budgetBytes, order, t, pivoting), pivoting, blas);
+                return new Lu(order, t, Lu.widthFor(budgetBytes, order, t, pivoting, ranks), pivoting, blas);
             }
             case "stencil":
                 return StencilOptions.create(grid, tile, sweeps, steps, workers);

@@ -222,7 +222,7 @@ final class KernelsBench implements Callable<Integer>
     {
         final KernelOptions options = new KernelOptions();
         picocli.CommandLine.populateCommand(options, problem.toArray(new String[0]));
-        return options.create(kernel, dev.spillway.kernels.blas.Blas.load().blas(), Long.MAX_VALUE, 1);
+        return options.create(kernel, dev.spillway.kernels.blas.Blas.load().blas(), Long.MAX_VALUE, 1, 1);
     }
 
     /**

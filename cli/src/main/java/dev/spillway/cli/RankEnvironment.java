@@ -107,7 +107,7 @@ final class RankEnvironment
     /**
      * Joins the job over UCX; in a replicated job, as one replica of a logical rank, the spheres placed from the hosts
      * the processes name ({@link #HOST_ENV}, by default the host name), each replica on a host its partners do not
-     * use when the slots allow it; slot 0 names the hosts that hold two replicas of one sphere.
+     * use when the slots allow it; process 0 names, once for the job, the hosts that hold two replicas of one sphere.
      *
      * @param onMismatch told when copies of a transfer differ (replicated jobs only).
      * @throws IllegalArgumentException naming a missing or malformed variable.
@@ -128,7 +128,7 @@ final class RankEnvironment
                 physical.size());
         }
         final ReplicatedTransport replicated = ReplicatedTransport.join(physical, plan, host(env), onMismatch);
-        if (replicated.slot() == 0)
+        if (physical.rank() == 0)
         {
             replicated.placement().warnings().forEach(w -> System.err.println("spillway: " + w));
         }

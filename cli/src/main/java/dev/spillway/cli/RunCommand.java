@@ -239,7 +239,7 @@ final class RunCommand implements Callable<Integer>
         try
         {
             Spillway.builder().policy(letters);
-            probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w);
+            probe = problem.create(kernelKey, blas.blas(), Long.MAX_VALUE, w, 1);
         }
         catch (final IllegalArgumentException e)
         {
@@ -286,7 +286,8 @@ final class RunCommand implements Callable<Integer>
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
-        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
+        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w,
+            ranks);
         final SpillArea area = checks.spillArea(dir);
         try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
             () -> remove(area)))
@@ -380,7 +381,7 @@ final class RunCommand implements Callable<Integer>
             err.flush();
             dram = new DramSize(raised, Double.NaN);
             return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
-                orderDram == null ? raised : orderDram, w), raised, null, area, disk, raw);
+                orderDram == null ? raised : orderDram, w, 1), raised, null, area, disk, raw);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
@@ -518,7 +519,7 @@ final class RunCommand implements Callable<Integer>
         final SpillArea area, final DiskCheck disk) throws IOException
     {
         final Path base = area.base();
-        final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w);
+        final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w, 1);
         if ("incore".equals(baseline))
         {
             final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);

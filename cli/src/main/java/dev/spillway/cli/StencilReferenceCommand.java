@@ -28,7 +28,7 @@ final class StencilReferenceCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final Stencil stencil = (Stencil)options.create("stencil", new JavaBlas(), Long.MAX_VALUE, 1);
+        final Stencil stencil = (Stencil)options.create("stencil", new JavaBlas(), Long.MAX_VALUE, 1, 1);
         System.out.println(PREFIX + stencil.referenceChecksum() + " for " + stencil.referenceKey());
         return 0;
     }

@@ -7,6 +7,7 @@ import dev.spillway.kernels.Verification;
 import dev.spillway.kernels.blas.TileBlas;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.ranks.Owners;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -56,13 +57,32 @@ public final class Gemm implements Kernel
     /** @return the largest C block edge whose b² tiles plus two A and B panels (current and prefetched) fit. */
     public static int blockFor(final long budgetBytes, final int n, final int t)
     {
+        return blockFor(budgetBytes, n, t, 1);
+    }
+
+    /**
+     * As {@link #blockFor(long, int, int)} for tiles dealt over {@code ranks} ranks by {@link Owners#blockCyclic} on
+     * a P×Q grid, each with {@code budgetBytes}: a rank holds ⌈b/P⌉·⌈b/Q⌉ tiles of a C block and the A and B tiles
+     * of its rows and columns.
+     */
+    public static int blockFor(final long budgetBytes, final int n, final int t, final int ranks)
+    {
         final long tiles = budgetBytes / ((long)t * t * Double.BYTES);
+        final int p = Owners.gridRows(ranks);
+        final int q = ranks / p;
         int edge = 1;
-        while (edge < n / t && (long)(edge + 1) * (edge + 1) + 4L * (edge + 1) + 2 <= tiles)
+        while (edge < n / t && tilesPerRank(edge + 1, p, q) <= tiles)
         {
             edge++;
         }
         return edge;
+    }
+
+    private static long tilesPerRank(final int edge, final int p, final int q)
+    {
+        final long rows = (edge + p - 1) / p;
+        final long cols = (edge + q - 1) / q;
+        return rows * cols + 2 * (rows + cols) + 2;
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.spillway.kernels.blas.TileBlas;
 import dev.spillway.kernels.graph.Home;
 import dev.spillway.kernels.graph.Tile;
 import dev.spillway.kernels.graph.TileGraph;
+import dev.spillway.ranks.Owners;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -76,8 +77,23 @@ public final class Lu implements Kernel
      */
     public static int widthFor(final long budgetBytes, final int n, final int t, final boolean pivoting)
     {
-        final long columns = budgetBytes / ((long)n * t * Double.BYTES);
-        return (int)Math.max(1, Math.min(n / t, columns - (pivoting ? 3 : 2)));
+        return widthFor(budgetBytes, n, t, pivoting, 1);
+    }
+
+    /**
+     * As {@link #widthFor(long, int, int, boolean)} for tiles dealt over {@code ranks} ranks by
+     * {@link Owners#blockCyclic} on a P×Q grid, each with {@code budgetBytes}: a rank holds at most
+     * ⌈nt/P⌉ tiles of a column and one column in Q, so the block widens Q-fold per column that fits. The spare is two
+     * such partial columns, and with pivoting also a whole panel column and its workspace.
+     */
+    public static int widthFor(final long budgetBytes, final int n, final int t, final boolean pivoting,
+        final int ranks)
+    {
+        final int nt = n / t;
+        final int p = Owners.gridRows(ranks);
+        final long rankColumn = (long)((nt + p - 1) / p) * t * t * Double.BYTES;
+        final long columns = budgetBytes / rankColumn - (pivoting ? 2L * p + 1 : 2);
+        return (int)Math.max(1, Math.min(nt, columns * (ranks / p)));
     }
 
     @Override

@@ -310,11 +310,24 @@ class DenseKernelsTest
     }
 
     @Test
+    void luColumnBlockOnRanksCountsOnlyTheTilesEachRankHolds()
+    {
+        final long rankColumn = 8L * 64 * 64 * Double.BYTES;
+        assertEquals(Lu.widthFor(rankColumn * 9, 1024, 64, true), Lu.widthFor(rankColumn * 9, 1024, 64, true, 1));
+        assertEquals(4, Lu.widthFor(4 * rankColumn, 1024, 64, false, 4), "2×2 grid: half a column, every 2nd column");
+        assertEquals(6, Lu.widthFor(4 * rankColumn, 1024, 64, false, 6), "2×3 grid: every 3rd column");
+        assertEquals(1, Lu.widthFor(4 * rankColumn, 1024, 64, false, 1), "one rank: two whole columns, no block");
+        assertEquals(4, Lu.widthFor(7 * rankColumn, 1024, 64, true, 4), "pivoting spares a whole panel column");
+    }
+
+    @Test
     void gemmBlockGrowsWithTheBudget()
     {
         final long tile = 64L * 64 * 8;
         assertEquals(1, Gemm.blockFor(6 * tile, 640, 64));
         assertEquals(4, Gemm.blockFor(34 * tile, 640, 64));
         assertEquals(10, Gemm.blockFor(1000 * tile, 640, 64));
+        assertEquals(4, Gemm.blockFor(34 * tile, 640, 64, 1));
+        assertEquals(8, Gemm.blockFor(34 * tile, 640, 64, 4), "2×2 grid: a quarter of each block per rank");
     }
 }
