@@ -13,6 +13,7 @@ import dev.spillway.memory.ResidentObjects;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 
 /**
  * Admission of tasks into DRAM by IO policy (Algorithm 3 of seed 003), eviction, and look-ahead; IO thread only.
@@ -23,8 +24,10 @@ import java.util.ArrayList;
  * {@code dmdar}): a consumer of data just produced takes it while it is in DRAM, rather than after a new producer has
  * evicted it. Order {@code f} keeps strict arrival order, seed 003's baseline. A task that must evict waits while
  * the admission window ({@link SpillwayConfig#admissionWindow}) is full, so DRAM holds what the running tasks reuse
- * rather than the inputs of tasks far ahead. Admission takes a reference on each of the task's objects, so nothing
- * it needs is evicted before it runs.
+ * rather than the inputs of tasks far ahead. Checkpoint saves bypass the policy's order and the window: a save whose
+ * object is resident goes at once, and semi-blocking saves that must fetch their object go one at a time, so a
+ * checkpoint trickles through DRAM instead of displacing what the running tasks reuse. Admission takes a reference on
+ * each of the task's objects, so nothing it needs is evicted before it runs.
  */
 final class Admission
 {
@@ -35,6 +38,10 @@ final class Admission
     private final ResidentObjects resident;
     private final Counters counters;
     private final PendingQueue pending;
+    /** Checkpoint saves whose object's last writer before the cut has finished, oldest first. */
+    private final ArrayDeque<TaskRecord> saves = new ArrayDeque<>();
+    /** Saves that fetch their object, admitted and unfinished, beyond which the next one waits. */
+    private int saveFetches = Integer.MAX_VALUE;
     private Checkpointer checkpointer;
     private final ArrayDeque<TaskRecord> lookahead = new ArrayDeque<>();
     private final ArrayList<TaskRecord> lackingNothing = new ArrayList<>();
@@ -73,9 +80,11 @@ final class Admission
         this.cleanReserveBytes = (long)(config.cleanReserve() * config.dramBudget());
     }
 
-    void checkpointer(final Checkpointer checkpointer)
+    /** @param fetchingSaves saves that fetch their object at once: 1 for semi-blocking, unbounded for blocking. */
+    void checkpointer(final Checkpointer checkpointer, final int fetchingSaves)
     {
         this.checkpointer = checkpointer;
+        this.saveFetches = fetchingSaves;
     }
 
     /** A task with data was submitted: a candidate for look-ahead until admitted. */
@@ -104,6 +113,12 @@ final class Admission
     void enqueue(final TaskRecord t)
     {
         t.status(TaskStatus.PENDING);
+        if (t.saveTask())
+        {
+            saves.addLast(t);
+            admissionDue = true;
+            return;
+        }
         pending.add(t);
         admissionDue = true;
         if (reuse && needBytes(t) == 0)
@@ -125,11 +140,13 @@ final class Admission
 
     int pendingCount()
     {
-        return pending.size() - staleInPending;
+        return pending.size() - staleInPending + saves.size();
     }
 
     void drainPending(final ArrayList<TaskRecord> sink)
     {
+        sink.addAll(saves);
+        saves.clear();
         final int from = sink.size();
         pending.drainTo(sink);
         for (int i = sink.size() - 1; i >= from; i--)
@@ -156,7 +173,7 @@ final class Admission
             return 0;
         }
         admissionDue = false;
-        int n = 0;
+        int n = saves.isEmpty() ? 0 : admitSaves();
         TaskRecord t;
         while ((t = pending.peek()) != null)
         {
@@ -203,6 +220,33 @@ final class Admission
         if (n > 0)
         {
             lookAheadDue = true;
+        }
+        return n;
+    }
+
+    /** Admits every save whose object is resident, and those that fetch theirs while the lane has room. */
+    private int admitSaves()
+    {
+        int n = 0;
+        int ahead = 0;
+        for (final Iterator<TaskRecord> it = saves.iterator(); it.hasNext(); )
+        {
+            final TaskRecord s = it.next();
+            final long need = needBytes(s);
+            if (need > 0 && (agent.fetchingSaves() >= saveFetches || !makeRoom(s, need)))
+            {
+                s.needBytes = need;
+                s.heldBy = "checkpoint save waiting to fetch its object (" + ByteUnits.format(need) + "), after " +
+                    ahead + " save(s) before it; " + agent.fetchingSaves() + " fetching, at most " + saveFetches +
+                    " at a time";
+                ahead++;
+                continue;
+            }
+            it.remove();
+            s.heldBy = null;
+            s.needBytes = need;
+            admit(s);
+            n++;
         }
         return n;
     }

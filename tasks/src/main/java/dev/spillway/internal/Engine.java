@@ -14,6 +14,7 @@ import dev.spillway.SpillwayStats;
 import dev.spillway.TaskBuilder;
 import dev.spillway.TaskFailedException;
 import dev.spillway.TaskHandle;
+import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.CheckpointReport;
 import dev.spillway.io.Store;
 import dev.spillway.io.StoreSettings;
@@ -151,7 +152,8 @@ public final class Engine
         if (checkpointer != null)
         {
             checkpointer.wire(agent, admission, live);
-            admission.checkpointer(checkpointer);
+            admission.checkpointer(checkpointer,
+                config.checkpointMode() == CheckpointMode.BLOCKING ? Integer.MAX_VALUE : 1);
         }
         agent.wire(admission, transfers, checkpointer);
         submissions = new Submissions(this, objects, checks, restart, checkpointer != null, quiescence, ready, n,

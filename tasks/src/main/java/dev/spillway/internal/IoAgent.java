@@ -352,6 +352,12 @@ final class IoAgent implements Agent
         return completion.windowed();
     }
 
+    /** @return admitted, unfinished checkpoint saves that had to fetch their object. */
+    int fetchingSaves()
+    {
+        return completion.fetchingSaves();
+    }
+
     /** @return true if no admitted task is unfinished, so no reference will be released. */
     boolean idle()
     {

@@ -29,6 +29,7 @@ final class TaskCompletion
     private int inFlight;
     private int fetching;
     private int windowed;
+    private int fetchingSaves;
 
     TaskCompletion(final LiveTasks live, final Counters counters, final ReadyQueues ready, final Dependencies deps)
     {
@@ -71,16 +72,32 @@ final class TaskCompletion
         {
             windowed++;
         }
+        else if (fetchesSave(t))
+        {
+            fetchingSaves++;
+        }
     }
 
     /**
      * An asynchronous task (a transfer to or from another rank, an acquire) finishes when something outside acts, so
      * it never fills the admission window: else two ranks whose windows hold only sends to each other could wait
-     * forever for each other's receives. Checkpoint save tasks count: their writes finish on the IO thread.
+     * forever for each other's receives. Checkpoint saves have a lane of their own ({@link Admission}).
      */
     private static boolean countsInWindow(final TaskRecord t)
     {
-        return !(t.body instanceof AsyncTaskBody);
+        return !(t.body instanceof AsyncTaskBody) && !t.saveTask();
+    }
+
+    /** A save admitted when its object was not resident: it holds the save lane until written. */
+    private static boolean fetchesSave(final TaskRecord t)
+    {
+        return t.saveTask() && t.needBytes > 0;
+    }
+
+    /** @return admitted, unfinished saves that had to fetch their object. */
+    int fetchingSaves()
+    {
+        return fetchingSaves;
     }
 
     /** An admitted task's transfers are done. */
@@ -256,6 +273,10 @@ final class TaskCompletion
             if (countsInWindow(t))
             {
                 windowed--;
+            }
+            else if (fetchesSave(t))
+            {
+                fetchingSaves--;
             }
         }
         t.finish(outcome, cause);

@@ -1,5 +1,6 @@
 package dev.spillway.checkpoint;
 
+import dev.spillway.Await;
 import dev.spillway.Data;
 import dev.spillway.CloseMode;
 import dev.spillway.Spillway;
@@ -12,6 +13,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -244,6 +248,68 @@ class CheckpointEngineTest
             assertEquals(-1, sw.checkpointReport().restoredGeneration(), "a finished run is not resumed");
             assertEquals(golden, program(sw));
         }
+    }
+
+    /**
+     * A semi-blocking checkpoint's saves that must fetch their object have a lane of their own: a running task that
+     * fills the admission window does not hold them back. Before, they queued in the window like compute tasks.
+     */
+    @Test
+    void savesThatMustFetchDoNotWaitForTheAdmissionWindow() throws Exception
+    {
+        final AtomicBoolean due = new AtomicBoolean();
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        final CountDownLatch running = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CheckpointPolicy once = new CheckpointPolicy()
+        {
+            @Override
+            public boolean due(final long tasksSinceCut, final long nanosSinceCut)
+            {
+                return due.getAndSet(false);
+            }
+
+            @Override
+            public void committed(final CheckpointCost cost)
+            {
+            }
+
+            @Override
+            public String describe()
+            {
+                return "once, when the test says";
+            }
+        };
+        try (Spillway sw = config(1, 3L * SIZE).admissionWindow(1).cleanReserve(0).checkpoints(store, once).build())
+        {
+            try
+            {
+                for (int i = 0; i < 5; i++)
+                {
+                    final Data x = sw.data("x" + i, SIZE);
+                    final int seed = i;
+                    sw.task("write x" + i).write(x).submit(ctx -> fill(ctx.buffer(x), seed)).join();
+                }
+                final Data a = sw.data("a", SIZE);
+                sw.task("holds a").write(a).submit(ctx ->
+                {
+                    running.countDown();
+                    release.await();
+                });
+                running.await();
+                assertTrue(sw.stats().nvmBytesWritten() > 0, "some x were evicted: " + sw.stats());
+                due.set(true);
+                Await.until("every save but a's written while 'holds a' fills the window", () -> sw.describeWaits(20)
+                    .contains("waits for 1 save(s) to be written and 1 task(s) before its cut to finish"), sw);
+            }
+            finally
+            {
+                release.countDown();
+            }
+            sw.awaitAll();
+            assertEquals(1, sw.checkpointReport().committed(), sw.checkpointReport().toString());
+        }
+        assertEquals(Set.of("x0", "x1", "x2", "x3", "x4", "a"), store.tags(store.cuts().get(0)));
     }
 
     @Test
