@@ -38,6 +38,8 @@ final class Admission
     private final ResidentObjects resident;
     private final Counters counters;
     private final PendingQueue pending;
+    private static final String SAVE_WAITS = "checkpoint save waiting for its turn to fetch its object (semi-blocking " +
+        "saves that must fetch go one at a time, those that writers wait for first)";
     /** Checkpoint saves whose object's last writer before the cut has finished, oldest first. */
     private final ArrayDeque<TaskRecord> saves = new ArrayDeque<>();
     /** Saves that fetch their object, admitted and unfinished, beyond which the next one waits. */
@@ -115,6 +117,7 @@ final class Admission
         t.status(TaskStatus.PENDING);
         if (t.saveTask())
         {
+            t.heldBy = SAVE_WAITS;
             saves.addLast(t);
             admissionDue = true;
             return;
@@ -224,31 +227,57 @@ final class Admission
         return n;
     }
 
-    /** Admits every save whose object is resident, and those that fetch theirs while the lane has room. */
+    /**
+     * Admits every save whose object is resident, then, while the lane has room, those that fetch theirs: first any
+     * that a writer after the cut is parked on, else the oldest.
+     */
     private int admitSaves()
     {
         int n = 0;
-        int ahead = 0;
         for (final Iterator<TaskRecord> it = saves.iterator(); it.hasNext(); )
         {
             final TaskRecord s = it.next();
-            final long need = needBytes(s);
-            if (need > 0 && (agent.fetchingSaves() >= saveFetches || !makeRoom(s, need)))
+            if (needBytes(s) == 0)
             {
-                s.needBytes = need;
-                s.heldBy = "checkpoint save waiting to fetch its object (" + ByteUnits.format(need) + "), after " +
-                    ahead + " save(s) before it; " + agent.fetchingSaves() + " fetching, at most " + saveFetches +
-                    " at a time";
-                ahead++;
-                continue;
+                it.remove();
+                admitSave(s, 0);
+                n++;
             }
-            it.remove();
-            s.heldBy = null;
+        }
+        while (!saves.isEmpty() && agent.fetchingSaves() < saveFetches)
+        {
+            final TaskRecord s = nextSave();
+            final long need = needBytes(s);
             s.needBytes = need;
-            admit(s);
+            if (!makeRoom(s, need))
+            {
+                break;
+            }
+            saves.remove(s);
+            admitSave(s, need);
             n++;
         }
         return n;
+    }
+
+    private TaskRecord nextSave()
+    {
+        for (final TaskRecord s : saves)
+        {
+            final ArrayList<TaskRecord> parked = s.refs[0].parked;
+            if (parked != null && !parked.isEmpty())
+            {
+                return s;
+            }
+        }
+        return saves.peekFirst();
+    }
+
+    private void admitSave(final TaskRecord s, final long need)
+    {
+        s.heldBy = null;
+        s.needBytes = need;
+        admit(s);
     }
 
     /**
