@@ -9,7 +9,10 @@ import dev.spillway.kernels.IoLowerBound;
 import dev.spillway.kernels.stencil.Stencil;
 import dev.spillway.memory.ByteUnits;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,6 +44,9 @@ import java.util.concurrent.TimeUnit;
 final class KernelsBench implements Callable<Integer>
 {
     static final List<String> TABLE_6_1 = List.of("f", "a", "p", "a,s", "p,s", "p,s,d");
+
+    @Spec
+    private CommandSpec spec;
 
     @Option(names = "--quick", description = "Small sizes, fractions 100, 25 and 12.5, default policy only: a few " +
         "minutes.")
@@ -85,6 +91,11 @@ final class KernelsBench implements Callable<Integer>
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows to FILE as JSON.")
     private Path json;
 
+    @Option(names = "--peer", paramLabel = "NAME", description = "Also run NAME on the same sizes, fractions, " +
+        "workers and caps, in core and at each fraction: starpu (StarPU 1.3: our tiled GEMM and its stock " +
+        "out-of-core LU; needs " + StarpuPeer.PACKAGES + "). Not for the stencil.")
+    private String peer;
+
     private final ObjectMapper mapper = new ObjectMapper();
 
     /**
@@ -121,6 +132,11 @@ final class KernelsBench implements Callable<Integer>
         }
         System.err.printf("spillway bench kernels: %s, fractions %s, %d workers, JVM allowance %s (-Xmx%s), " +
             "results in %s%n", ks, fs, w, ByteUnits.format(allowance), ByteUnits.format(heap), outDir);
+        if (peer != null && !"starpu".equals(peer))
+        {
+            throw new ParameterException(spec.commandLine(), "--peer " + peer + ": only starpu is built");
+        }
+        final StarpuPeer starpu = peer == null ? null : StarpuPeer.build(outDir.resolve("starpu"), w, timeout);
 
         final List<BenchRow> rows = new ArrayList<>();
         final StringBuilder bounds = new StringBuilder("Lower bound: bytes read and written together in the compute " +
@@ -132,6 +148,9 @@ final class KernelsBench implements Callable<Integer>
             bounds.append("- ").append(k).append(": ").append(shape.ioLowerBound(0).formula()).append('\n');
             final long data = shape.dataBytes();
             String reference = null;
+            final boolean peered = starpu != null && !"stencil".equals(k);
+            final double starpuIncore = peered ? peerRun(starpu, outDir, k + "-starpu-incore", k, shape, -1,
+                data + allowance) : Double.NaN;
             for (final double f : fs)
             {
                 final long budget = (long)Math.ceil(data * f / 100.0);
@@ -148,6 +167,8 @@ final class KernelsBench implements Callable<Integer>
                 }
                 final Measured mmap = child(outDir, tag + "-mmap", k, problem, budget, budget, "default", "mmap", false,
                     budget + allowance, w);
+                final double starpuTime = peered ? peerRun(starpu, outDir, tag + "-starpu", k, shape, budget,
+                    budget + allowance) : Double.NaN;
                 for (int i = 0; i < sets.size(); i++)
                 {
                     final Measured m = ooc.get(i);
@@ -167,7 +188,8 @@ final class KernelsBench implements Callable<Integer>
                         (!mmap.ok() || m.checksum().equals(mmap.checksum()));
                     rows.add(BenchRow.of(k, shape.size(), shape.tile(), f, sets.get(i), m.ok() ? m.timeS() : Double.NaN,
                         incore.ok() ? incore.timeS() : Double.NaN, mmap.ok() ? mmap.timeS() : Double.NaN,
-                        m.bytesRead(), m.bytesWritten(), bound.bytes(), verified && agrees));
+                        m.bytesRead(), m.bytesWritten(), bound.bytes(), verified && agrees)
+                        .withStarpu(starpuTime, starpuIncore));
                 }
                 BenchTable.writeJson(outDir.resolve("rows.json"), rows);
             }
@@ -239,6 +261,36 @@ final class KernelsBench implements Callable<Integer>
         final JsonNode r = new ObjectMapper().readTree(result.toFile());
         return !r.get("verified").asBoolean() && Double.isNaN(r.get("residual").asDouble())
             && r.get("verification").asText().startsWith("not verified in-process");
+    }
+
+    /** @return the peer's compute time in seconds under the same cap as Spillway's run, NaN if it failed. */
+    private static double peerRun(final StarpuPeer starpu, final Path outDir, final String label, final String kernel,
+        final dev.spillway.kernels.Kernel shape, final long budget, final long cap)
+        throws IOException, InterruptedException
+    {
+        final boolean capped = MemoryCgroup.unavailableReason() == null;
+        System.err.printf("spillway: %-28s cap %s ... ", label, capped ? ByteUnits.format(cap) : "none");
+        if (capped)
+        {
+            MemoryCgroup.dropCaches();
+        }
+        final StarpuPeer.Result r;
+        long peak = -1;
+        try (MemoryCgroup group = capped ? MemoryCgroup.create("spillway-bench-" + ProcessHandle.current().pid() +
+            "-" + label, cap) : null)
+        {
+            r = starpu.run(kernel, Math.toIntExact(shape.size()), shape.tile(), budget, group,
+                outDir.resolve(label + ".log"));
+            peak = capped ? group.peakBytes() : -1;
+        }
+        if (!r.ok())
+        {
+            System.err.println("FAILED: " + r.failure());
+            return Double.NaN;
+        }
+        System.err.printf(Locale.ROOT, "%.2f s, peak %s, %s%n", r.timeS(), peak < 0 ? "n/a" :
+            ByteUnits.format(peak), r.checked() ? "checked" : "not checked (StarPU's example)");
+        return r.timeS();
     }
 
     private Measured child(final Path outDir, final String label, final String kernel, final List<String> problem,

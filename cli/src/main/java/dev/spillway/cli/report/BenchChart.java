@@ -14,11 +14,13 @@ import java.util.TreeMap;
 /**
  * Charts of {@link BenchRow}s like Figures 6.5, 6.7 and 6.11 of the CHARM-HMC thesis: per kernel, normalised time
  * (time / Spillway in-core time) against the DRAM fraction, largest on the left, one line per policy, one for mmap
- * and, for matmul and LU, StarPU's measured slowdown. Each chart is followed by its table.
+ * and, for matmul and LU, StarPU's slowdown: from the same run where {@code --peer starpu} measured it, else from the
+ * earlier measurement. Each chart is followed by its table.
  */
 public final class BenchChart
 {
     static final String STARPU_LABEL = "StarPU 1.3.10 (lws, O_DIRECT), measured";
+    static final String STARPU_MEASURED_LABEL = "StarPU 1.3 in this run (--peer starpu)";
     /** Slowdown vs in core at 50, 25 and 12.5 % DRAM: /work/shared/reference/anchors-starpu-measured.md, section 0. */
     private static final double[] STARPU_FRACTIONS = {50, 25, 12.5};
     private static final Map<String, double[]> STARPU = Map.of(
@@ -105,8 +107,15 @@ public final class BenchChart
         {
             all.add(mmap);
         }
+        final Series measured = new Series(STARPU_MEASURED_LABEL, STARPU_COLOUR, false);
+        rows.stream().filter(r -> !Double.isNaN(r.starpuOverIncore()))
+            .forEach(r -> measured.add(r.fraction(), r.starpuOverIncore()));
         final double[] starpu = STARPU.get(kernel.toLowerCase(Locale.ROOT));
-        if (starpu != null)
+        if (!measured.points().isEmpty())
+        {
+            all.add(measured);
+        }
+        else if (starpu != null)
         {
             final Series s = new Series(STARPU_LABEL, STARPU_COLOUR, true);
             for (int i = 0; i < starpu.length; i++)

@@ -31,6 +31,8 @@ import java.io.IOException;
  * @param ioLowerBoundBytes  a lower bound on bytes read and written together at this fraction (the kernel's
  *                           {@code ioLowerBound}); 0 where the budget holds the data or none was given.
  * @param verified           whether the result passed verification.
+ * @param starpuTimeS        StarPU's time at this fraction, measured in the same run ({@code --peer starpu}).
+ * @param starpuIncoreTimeS  StarPU's time in core, measured in the same run.
  */
 public record BenchRow(
     @JsonProperty("kernel") String kernel,
@@ -51,7 +53,11 @@ public record BenchRow(
     @JsonProperty("bytes_read") long bytesRead,
     @JsonProperty("bytes_written") long bytesWritten,
     @JsonProperty("io_lower_bound_bytes") long ioLowerBoundBytes,
-    @JsonProperty("verified") boolean verified)
+    @JsonProperty("verified") boolean verified,
+    @JsonProperty("starpu_time_s") @JsonSerialize(using = NanAsNull.class) @JsonDeserialize(using = NullAsNan.class)
+    double starpuTimeS,
+    @JsonProperty("starpu_incore_time_s") @JsonSerialize(using = NanAsNull.class)
+    @JsonDeserialize(using = NullAsNan.class) double starpuIncoreTimeS)
 {
     /** @return a row whose ratios are computed from the times (NaN where a time is NaN). */
     public static BenchRow of(final String kernel, final long n, final int tile, final double fraction,
@@ -59,7 +65,21 @@ public record BenchRow(
         final long bytesRead, final long bytesWritten, final long ioLowerBoundBytes, final boolean verified)
     {
         return new BenchRow(kernel, n, tile, fraction, policy, timeS, incoreTimeS, mmapTimeS, timeS / incoreTimeS,
-            mmapTimeS / timeS, bytesRead, bytesWritten, ioLowerBoundBytes, verified);
+            mmapTimeS / timeS, bytesRead, bytesWritten, ioLowerBoundBytes, verified, Double.NaN, Double.NaN);
+    }
+
+    /** @return this row with StarPU's times from the same run. */
+    public BenchRow withStarpu(final double timeS, final double incoreTimeS)
+    {
+        return new BenchRow(kernel, n, tile, fraction, policy, this.timeS, incoreTimeS(), mmapTimeS,
+            spillwayOverIncore, mmapOverSpillway, bytesRead, bytesWritten, ioLowerBoundBytes, verified, timeS,
+            incoreTimeS);
+    }
+
+    /** @return StarPU's time over its in-core time, NaN where either was not measured. */
+    public double starpuOverIncore()
+    {
+        return starpuTimeS / starpuIncoreTimeS;
     }
 
     /** @return bytes read and written over the lower bound, NaN where the bound is 0. */

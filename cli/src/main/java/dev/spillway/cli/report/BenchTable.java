@@ -33,6 +33,7 @@ public final class BenchTable
         new Column("spillway/in-core", r -> Html.fixed(r.spillwayOverIncore(), 2)),
         new Column("mmap s", r -> Html.fixed(r.mmapTimeS(), 3)),
         new Column("mmap/spillway", r -> Html.fixed(r.mmapOverSpillway(), 2)),
+        new Column("StarPU/its in-core", r -> Html.fixed(r.starpuOverIncore(), 2)),
         new Column("read", r -> ByteUnits.format(r.bytesRead())),
         new Column("written", r -> ByteUnits.format(r.bytesWritten())),
         new Column("lower bound", r -> ByteUnits.format(r.ioLowerBoundBytes())),

@@ -59,7 +59,7 @@ class BenchReportTest
         final JsonNode first = new ObjectMapper().readTree(file.toFile()).get(0);
         assertEquals(List.of("kernel", "n", "tile", "fraction", "policy", "time_s", "incore_time_s", "mmap_time_s",
             "spillway_over_incore", "mmap_over_spillway", "bytes_read", "bytes_written", "io_lower_bound_bytes",
-            "verified"),
+            "verified", "starpu_time_s", "starpu_incore_time_s"),
             fieldNames(first));
         assertTrue(first.get("mmap_time_s").isNull() && first.get("mmap_over_spillway").isNull(), first.toString());
         assertEquals(first.get("time_s").asDouble() / first.get("incore_time_s").asDouble(),
@@ -110,10 +110,11 @@ class BenchReportTest
                 assertEquals(Double.parseDouble(c[5]) / time, Double.parseDouble(c[6]), 0.006);
             }
             final double f = Double.parseDouble(c[0].replace(" %", ""));
-            assertEquals(ByteUnits.format((long)(3e9 * 100 / f)), c[7]);
+            assertEquals("\u2014", c[7], "no StarPU in this run");
+            assertEquals(ByteUnits.format((long)(3e9 * 100 / f)), c[8]);
             assertEquals(f == 100 ? List.of("0 B", "\u2014") : List.of(ByteUnits.format((long)(2e9 * 100 / f)), "2.00"),
-                List.of(c[9], c[10]), "lower bound and (read + written) / bound");
-            assertEquals("yes", c[11]);
+                List.of(c[10], c[11]), "lower bound and (read + written) / bound");
+            assertEquals("yes", c[12]);
         }
     }
 
@@ -159,6 +160,28 @@ class BenchReportTest
             assertEquals(slowdown[i], (bottom - starpu.get(i)[1]) / (bottom - one), 2e-3);
             assertEquals(points(matmul.get(0)).get(i + 1)[0], starpu.get(i)[0], 1e-9, "StarPU at 50, 25, 12.5 %");
         }
+    }
+
+    @Test
+    void starPuMeasuredInTheSameRunReplacesTheEarlierLineAndFillsItsColumn() throws Exception
+    {
+        final List<BenchRow> rows = rows("lu", 4).stream()
+            .map(r -> r.withStarpu(r.fraction() == 100 ? 30 : 30 * (1 + 0.1 * (100 / r.fraction() - 1)), 30)).toList();
+        final BenchRow quarter = rows.stream().filter(r -> r.fraction() == 25).findFirst().orElseThrow();
+        assertEquals(1.3, quarter.starpuOverIncore(), 1e-12);
+        assertEquals(quarter.timeS() / quarter.incoreTimeS(), quarter.spillwayOverIncore(), 1e-12, "unchanged");
+        final Path file = dir.resolve("peer.json");
+        BenchTable.writeJson(file, rows);
+        assertEquals(rows, BenchTable.readJson(file));
+        assertTrue(BenchTable.markdown(rows).lines().anyMatch(l -> l.startsWith("| 25 % |") &&
+            cells(l)[7].equals("1.30")), BenchTable.markdown(rows));
+
+        final Path html = dir.resolve("peer.html");
+        BenchChart.writeHtml(html, rows, "LU with StarPU");
+        final List<Element> lines = HtmlDoc.parse(html).all("//svg[@data-kernel='lu']/polyline");
+        assertEquals(BenchChart.STARPU_MEASURED_LABEL, lines.get(lines.size() - 1).getAttribute("data-series"));
+        assertTrue(lines.stream().noneMatch(e -> e.getAttribute("data-series").equals(BenchChart.STARPU_LABEL)));
+        assertEquals(FRACTIONS.length, HtmlDoc.points(lines.get(lines.size() - 1)).size());
     }
 
     @Test
