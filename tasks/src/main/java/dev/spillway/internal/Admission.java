@@ -31,6 +31,9 @@ import java.util.Iterator;
  */
 final class Admission
 {
+    private static final String SAVE_WAITS = "checkpoint save waiting for its turn to fetch its object (semi-blocking " +
+        "saves that must fetch go one at a time, those that writers wait for first)";
+
     private final IoAgent agent;
     private final Transfers transfers;
     private final BufferPool pool;
@@ -38,8 +41,6 @@ final class Admission
     private final ResidentObjects resident;
     private final Counters counters;
     private final PendingQueue pending;
-    private static final String SAVE_WAITS = "checkpoint save waiting for its turn to fetch its object (semi-blocking " +
-        "saves that must fetch go one at a time, those that writers wait for first)";
     /** Checkpoint saves whose object's last writer before the cut has finished, oldest first. */
     private final ArrayDeque<TaskRecord> saves = new ArrayDeque<>();
     /** Saves that fetch their object, admitted and unfinished, beyond which the next one waits. */
