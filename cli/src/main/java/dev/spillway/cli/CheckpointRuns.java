@@ -3,6 +3,7 @@ package dev.spillway.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.spillway.memory.ByteUnits;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -195,7 +196,9 @@ final class CheckpointRuns
         }
         final ObjectNode r = (ObjectNode)mapper.readTree(result(label).toFile());
         r.put("cgroup_peak_bytes", child.peakBytes());
-        System.err.printf(Locale.ROOT, "%.2f s%s%s%n", r.get("time_s").asDouble(), r.has("checkpoints") ?
+        System.err.printf(Locale.ROOT, "%.2f s after inputs in %.2f s, read %s, wrote %s%s%s%n",
+            r.get("time_s").asDouble(), r.path("init_s").asDouble(), ByteUnits.format(r.path("bytes_read").asLong()),
+            ByteUnits.format(r.path("bytes_written").asLong()), r.has("checkpoints") ?
             String.format(Locale.ROOT, ", %d checkpoints, held %.3f s", r.get("checkpoints").asInt(),
                 r.get("checkpoint_block_s").asDouble()) : "", r.has("recovery") ?
             String.format(Locale.ROOT, ", after a restart that took %.2f s", r.get("recovery").get("recovery_s")
