@@ -365,10 +365,13 @@ final class Checkpointer
         return generation.hasWrites();
     }
 
-    /** @return whether checkpoint writes may go before waiting transfers, by the configured share of bytes. */
+    /**
+     * @return whether a checkpoint write may go before waiting transfers: by the configured share of bytes, or at once
+     *         when a writer is parked on it.
+     */
     boolean ckptTurn(final boolean transfersWaiting)
     {
-        return share.checkpointTurn(transfersWaiting);
+        return share.checkpointTurn(transfersWaiting) || generation.urgentWrite();
     }
 
     /** IO thread: a transfer of {@code bytes} went while checkpoint writes waited. */

@@ -158,10 +158,33 @@ final class GenerationCommit
         return !writes.isEmpty();
     }
 
-    /** Writes the next captured object. */
+    /** @return whether a captured object waiting to be written holds back a writer parked on it. */
+    boolean urgentWrite()
+    {
+        return urgent() != null;
+    }
+
+    private SaveJob urgent()
+    {
+        for (final SaveJob j : writes)
+        {
+            if (j.ref.parked != null && !j.ref.parked.isEmpty())
+            {
+                return j;
+            }
+        }
+        return null;
+    }
+
+    /** Writes the next captured object: one a parked writer waits for, else the oldest. */
     void writeOne(final boolean transfersWaiting)
     {
-        final SaveJob j = writes.pollFirst();
+        final SaveJob urgent = urgent();
+        final SaveJob j = urgent == null ? writes.pollFirst() : urgent;
+        if (urgent != null)
+        {
+            writes.remove(urgent);
+        }
         final long start = System.nanoTime();
         if (writer != null)
         {
