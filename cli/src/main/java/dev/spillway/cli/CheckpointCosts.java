@@ -97,8 +97,8 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
                 "too little; raise --checkpoints%n", LEAST_CHECKPOINTS));
         }
         s.append(String.format(Locale.ROOT, "semi-blocking δ / blocking δ = %.3f (target ≤ %.1f: %s)%n",
-            semiDelta() / blockingDelta(), DELTA_RATIO_TARGET, semiDelta() <= DELTA_RATIO_TARGET * blockingDelta() ?
-                "met" : "MISSED"));
+            semiDelta() / blockingDelta(), DELTA_RATIO_TARGET, !enoughCheckpoints() || blockingDelta() <= 0 ?
+                "not measured" : semiDelta() <= DELTA_RATIO_TARGET * blockingDelta() ? "met" : "MISSED"));
         if (semiDelta() > 0)
         {
             s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: τ* %.1f s, checkpoint overhead δ/τ* %.3f %% " +
