@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -38,12 +39,18 @@ class CheckpointEngineTest
     /** @return a policy that cuts every {@code n} finished tasks. */
     static CheckpointPolicy everyTasks(final long n)
     {
+        return policy((tasksSinceCut, nanosSinceCut) -> tasksSinceCut >= n, "every " + n + " tasks");
+    }
+
+    /** @return a policy that cuts when {@code due} says so, given tasks finished and nanoseconds since the last cut. */
+    static CheckpointPolicy policy(final BiPredicate<Long, Long> due, final String describe)
+    {
         return new CheckpointPolicy()
         {
             @Override
             public boolean due(final long tasksSinceCut, final long nanosSinceCut)
             {
-                return tasksSinceCut >= n;
+                return due.test(tasksSinceCut, nanosSinceCut);
             }
 
             @Override
@@ -54,7 +61,7 @@ class CheckpointEngineTest
             @Override
             public String describe()
             {
-                return "every " + n + " tasks";
+                return describe;
             }
         };
     }
@@ -261,25 +268,7 @@ class CheckpointEngineTest
         final MemoryCheckpointStore store = new MemoryCheckpointStore();
         final CountDownLatch running = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        final CheckpointPolicy once = new CheckpointPolicy()
-        {
-            @Override
-            public boolean due(final long tasksSinceCut, final long nanosSinceCut)
-            {
-                return due.getAndSet(false);
-            }
-
-            @Override
-            public void committed(final CheckpointCost cost)
-            {
-            }
-
-            @Override
-            public String describe()
-            {
-                return "once, when the test says";
-            }
-        };
+        final CheckpointPolicy once = policy((tasks, nanos) -> due.getAndSet(false), "once, when the test says");
         try (Spillway sw = config(1, 3L * SIZE).admissionWindow(1).cleanReserve(0).checkpoints(store, once).build())
         {
             try
