@@ -1,19 +1,19 @@
 package dev.spillway.cli;
 
-import dev.spillway.memory.ByteUnits;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * StarPU 1.3 beside Spillway in {@code bench kernels --peer starpu}: tiled GEMM by {@code ooc_tiled.c} (ours, built
@@ -85,7 +85,7 @@ final class StarpuPeer
         final Path source = dir.resolve("ooc_tiled.c");
         try (InputStream in = StarpuPeer.class.getResourceAsStream("starpu/ooc_tiled.c"))
         {
-            Files.copy(in, source, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(in, source, StandardCopyOption.REPLACE_EXISTING);
         }
         final Path binary = dir.resolve("ooc_tiled");
         final String flags = new String(new ProcessBuilder("pkg-config", "--cflags", "--libs", "starpu-1.3").start()
@@ -187,13 +187,6 @@ final class StarpuPeer
         return env;
     }
 
-    /** @return e.g. "StarPU lu limit 512 MiB". */
-    static String describe(final String kernel, final long budget)
-    {
-        return String.format(Locale.ROOT, "StarPU %s %s", kernel, budget < 0 ? "in core" : "limit " +
-            ByteUnits.format(budget));
-    }
-
     private static int exit(final List<String> cmd) throws InterruptedException
     {
         try
@@ -214,9 +207,9 @@ final class StarpuPeer
         {
             return;
         }
-        try (var paths = Files.walk(root))
+        try (Stream<Path> paths = Files.walk(root))
         {
-            for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
+            for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
             {
                 Files.deleteIfExists(p);
             }
