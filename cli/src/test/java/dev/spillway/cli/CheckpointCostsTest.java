@@ -31,14 +31,18 @@ class CheckpointCostsTest
     }
 
     @Test
-    void tooFewCheckpointsFailAndACostlyOneMissesItsTargets()
+    void tooFewCheckpointsFailAndLeaveTheRatioUnjudgedAndACostlyOneMissesItsTargets()
     {
         final CheckpointCosts c = new CheckpointCosts(20.0, 22.0, 2, 24.0, 2, 3600);
         assertFalse(c.enoughCheckpoints());
         final String text = c.describe(8.0);
         assertTrue(text.contains("FAILED: a run took fewer than 3 checkpoints"), text);
-        assertTrue(text.contains("target ≤ 0.2: MISSED"), text);
+        assertTrue(text.contains("target ≤ 0.2: not measured"), "too few checkpoints to judge the ratio: " + text);
         assertTrue(text.contains("(target < 1 %: MISSED)"), text);
+        final String enough = new CheckpointCosts(20.0, 22.0, 4, 24.0, 4, 3600).describe(4.0);
+        assertTrue(enough.contains("semi-blocking δ / blocking δ = 0.500 (target ≤ 0.2: MISSED)"), enough);
+        final String free = new CheckpointCosts(20.0, 20.4, 4, 24.0, 4, 3600).describe(4.0);
+        assertTrue(free.contains("(target ≤ 0.2: met)"), free);
     }
 
     @Test

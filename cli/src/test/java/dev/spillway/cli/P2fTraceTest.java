@@ -45,7 +45,8 @@ class P2fTraceTest
             assertEquals(0, SpillwayCli.commandLine().execute(("launch -n " + ranks + " run lu --n 512 --tile 64 "
                 + "--workers 1 --dram 4m --checkpoint-dir " + dir.resolve("ckpt-" + ranks) + " --checkpoint-every 40 "
                 + "--dir " + dir.resolve("data-" + ranks) + " --trace-p2f " + traces).split(" ")));
-            check(new Lu(512, 64, false, new JavaBlas()), ranks, traces, 40);
+            check(new Lu(512, 64, Lu.widthFor(4L << 20, 512, 64, false, ranks), false, new JavaBlas()), ranks, traces,
+                40);
         }
     }
 

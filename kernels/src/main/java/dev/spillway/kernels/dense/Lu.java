@@ -221,11 +221,12 @@ public final class Lu implements Kernel
     }
 
     /**
-     * Without pivoting, submits the tasks in the order their priorities run them (stable, so ties keep the
-     * right-looking order), which gives the same dependencies: each tile's writes stay in step order, and every read of
-     * a finished tile comes after its last write. Checkpoint cuts, prefixes of the submission order, then stay compact.
-     * With pivoting, a row interchange of an earlier column would move ahead of that column's reads, so the
-     * right-looking order stays.
+     * With column blocks narrower than the matrix and no pivoting, submits the tasks in the order their priorities
+     * run them (stable, so ties keep the right-looking order), which gives the same dependencies: each tile's writes
+     * stay in step order, and every read of a finished tile comes after its last write. Checkpoint cuts, prefixes of
+     * the submission order, then stay compact. One block of every column runs step by step, as submitted. With
+     * pivoting, a row interchange of an earlier column would move ahead of that column's reads, so the right-looking
+     * order stays.
      */
     @Override
     public void compute(final TileGraph graph)
@@ -284,7 +285,7 @@ public final class Lu implements Kernel
                 }
             }
         }
-        if (!pivoting)
+        if (!pivoting && width < nt)
         {
             steps.sort(Comparator.comparingInt(Step::priority).reversed());
         }

@@ -284,7 +284,7 @@ class DenseKernelsTest
         final int wide = Lu.widthFor(budget, 384, 64, pivoting);
         assertEquals(pivoting ? 2 : 3, wide);
         final List<String> checksums = new ArrayList<>();
-        for (final int width : new int[] {1, wide})
+        for (final int width : new int[] {1, wide, 384 / 64})
         {
             try (EngineGraph graph = new EngineGraph(engine(budget, "p,s,d", "w" + width + pivoting)))
             {
@@ -295,6 +295,8 @@ class DenseKernelsTest
             }
         }
         assertEquals(checksums.get(0), checksums.get(1), "width 1 and " + wide);
+        assertEquals(checksums.get(0), checksums.get(2), "submitted in run order (width 1) and right-looking (one " +
+            "block of every column)");
     }
 
     @Test
