@@ -69,11 +69,10 @@ public record BenchRow(
     }
 
     /** @return this row with StarPU's times from the same run. */
-    public BenchRow withStarpu(final double timeS, final double incoreTimeS)
+    public BenchRow withStarpu(final double starpuTime, final double starpuIncoreTime)
     {
-        return new BenchRow(kernel, n, tile, fraction, policy, this.timeS, incoreTimeS(), mmapTimeS,
-            spillwayOverIncore, mmapOverSpillway, bytesRead, bytesWritten, ioLowerBoundBytes, verified, timeS,
-            incoreTimeS);
+        return new BenchRow(kernel, n, tile, fraction, policy, timeS, incoreTimeS, mmapTimeS, spillwayOverIncore,
+            mmapOverSpillway, bytesRead, bytesWritten, ioLowerBoundBytes, verified, starpuTime, starpuIncoreTime);
     }
 
     /** @return StarPU's time over its in-core time, NaN where either was not measured. */
