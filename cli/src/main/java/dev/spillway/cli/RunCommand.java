@@ -75,6 +75,8 @@ final class RunCommand implements Callable<Integer>
     private long joinedMillis;
     /** The command line and when it started; set when the command is called. */
     private Invocation invocation;
+    /** The budget that shapes the submission order ({@link #orderBudget}). */
+    private long order;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -286,8 +288,7 @@ final class RunCommand implements Callable<Integer>
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
-        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w,
-            ranks);
+        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderBudget(budget), w, ranks);
         final SpillArea area = checks.spillArea(dir);
         try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
             () -> remove(area)))
@@ -342,8 +343,17 @@ final class RunCommand implements Callable<Integer>
         {
             final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll,
                 base.resolve("p2f-replays")) : RankProtocol.NONE;
-            return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
-                !noVerify, json, traceP2f);
+            if (rank == 0)
+            {
+                recordOrder();
+            }
+            final int status = RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks,
+                summary, !noVerify, json, traceP2f);
+            if (rank == 0 && status == 0 && checkpointDir != null)
+            {
+                OrderRecord.in(checkpointDir).delete();
+            }
+            return status;
         }
         RunResult result = null;
         CheckpointReport checkpoints = null;
@@ -366,6 +376,7 @@ final class RunCommand implements Callable<Integer>
                 else
                 {
                     checks.require(tooSmall);
+                    recordOrder();
                     result = GraphRuns.withProgress(kernel, graph, "", !noVerify);
                     stats = graph.stats();
                     System.err.println("spillway: " + RunStats.line(stats, result.done()));
@@ -380,8 +391,8 @@ final class RunCommand implements Callable<Integer>
                 "least that can (pass --dram to choose)%n", dram, kernel.name(), DramCheck.bytes(raised));
             err.flush();
             dram = new DramSize(raised, Double.NaN);
-            return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
-                orderDram == null ? raised : orderDram, w, 1), raised, null, area, disk, raw);
+            return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(), orderBudget(raised), w,
+                1), raised, null, area, disk, raw);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
@@ -415,6 +426,7 @@ final class RunCommand implements Callable<Integer>
         }
         if (checkpoints != null && checkpoints.enabled())
         {
+            OrderRecord.in(checkpointDir).delete();
             System.out.print(CheckpointSummary.describe(checkpoints));
             System.out.printf("  %s holds %s (the finished run's last generations, which a rerun does not resume); " +
                 "delete it when it is no longer needed%n", checkpointDir, ByteUnits.format(Dirs.size(checkpointDir)));
@@ -434,6 +446,40 @@ final class RunCommand implements Callable<Integer>
         }
         spec.commandLine().getErr().flush();
         return RunSummary.verdict(result);
+    }
+
+    /**
+     * Sets {@link #order}: {@code --order-dram}, else the budget recorded by the run checkpointed in
+     * {@code --checkpoint-dir}, so a resume with another {@code --dram} submits the same program, else {@code budget}.
+     *
+     * @return {@link #order}.
+     */
+    private long orderBudget(final long budget) throws IOException
+    {
+        final Long recorded = orderDram != null || checkpointDir == null ? null :
+            OrderRecord.in(checkpointDir).read();
+        order = orderDram != null ? orderDram : recorded != null ? recorded : budget;
+        if (recorded != null && recorded != budget)
+        {
+            System.err.println("spillway: " + checkpointDir + " holds a run whose submission order a DRAM budget of " +
+                ByteUnits.format(recorded) + " shaped; this run keeps that order, so it can resume, with DRAM " +
+                ByteUnits.format(budget));
+        }
+        return order;
+    }
+
+    /** Records {@link #order} in {@code --checkpoint-dir}, once the run is about to start. */
+    private void recordOrder() throws IOException
+    {
+        if (checkpointDir != null)
+        {
+            final OrderRecord record = OrderRecord.in(checkpointDir);
+            final Long recorded = record.read();
+            if (recorded == null || recorded != order)
+            {
+                record.write(order);
+            }
+        }
     }
 
     /** @return whether {@code e} or a cause of it is a transport's failure (a lost peer, a timeout). */
@@ -519,7 +565,7 @@ final class RunCommand implements Callable<Integer>
         final SpillArea area, final DiskCheck disk) throws IOException
     {
         final Path base = area.base();
-        final Kernel again = problem.create(kernelKey, blas.blas(), orderDram == null ? budget : orderDram, w, 1);
+        final Kernel again = problem.create(kernelKey, blas.blas(), order, w, 1);
         if ("incore".equals(baseline))
         {
             final long all = again.dataBytes() + again.largestTaskBytes() + (64L << 20);

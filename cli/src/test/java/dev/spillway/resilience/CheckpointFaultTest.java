@@ -2,6 +2,7 @@ package dev.spillway.resilience;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.kernels.dense.Lu;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -113,16 +115,26 @@ class CheckpointFaultTest
         assertTrue(out.get("restored_generation").asLong() >= 2, "the second run's checkpoints are resumed: " + out);
     }
 
+    /**
+     * LU's submission order follows its column blocks, which the budget sizes, so the resumed run must keep the
+     * checkpointed run's order ({@code submission-order} in the checkpoint directory) or its program hash differs.
+     */
     @Test
     void restartWithOneWorkerAndHalfTheDram() throws Exception
     {
+        final long data = (long)RunChild.N * RunChild.N * Double.BYTES;
+        assertNotEquals(Lu.widthFor(data * 40 / 100, RunChild.N, RunChild.TILE, false),
+            Lu.widthFor(data * 20 / 100, RunChild.N, RunChild.TILE, false), "the two budgets order LU differently");
         final Path work = fresh("elsewhere");
         RunChild.lu(work, EVERY).crashAt(CrashPoints.BEFORE_MANIFEST, 3).start()
             .killAtCrashPoint(CrashPoints.BEFORE_MANIFEST);
-        final JsonNode out = RunChild.lu(work, EVERY).on(1, "20%").complete();
+        final RunChild resumed = RunChild.lu(work, EVERY).on(1, "20%");
+        final JsonNode out = resumed.complete();
         assertEquals(golden, out.get("result_checksum").asText());
         assertEquals(1, out.get("workers").asInt());
         assertTrue(out.get("restored_generation").asLong() >= 1, out.toString());
+        assertTrue(resumed.output().contains("this run keeps that order"), resumed.output());
+        assertFalse(Files.exists(work.resolve("ckpt").resolve("submission-order")), "forgotten once the run is done");
     }
 
     /**

@@ -11,6 +11,8 @@ import dev.spillway.kernels.graph.TileGraph;
 import dev.spillway.ranks.Owners;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -218,31 +220,43 @@ public final class Lu implements Kernel
         return -(((column / width) * (nt + 1) + step) * width + column % width);
     }
 
+    /**
+     * With column blocks narrower than the matrix and no pivoting, submits the tasks in the order their priorities
+     * run them (stable, so ties keep the right-looking order), which gives the same dependencies: each tile's writes
+     * stay in step order, and every read of a finished tile comes after its last write. Checkpoint cuts, prefixes of
+     * the submission order, then stay compact. One block of every column runs step by step, as submitted. With
+     * pivoting, a row interchange of an earlier column would move ahead of that column's reads, so the right-looking
+     * order stays.
+     */
     @Override
     public void compute(final TileGraph graph)
     {
+        final List<Step> steps = new ArrayList<>();
         for (int k = 0; k < nt; k++)
         {
+            final int kk = k;
             if (pivoting)
             {
-                pivotingSteps.panel(graph, k, priority(k, k));
+                steps.add(new Step(priority(k, k), () -> pivotingSteps.panel(graph, kk, priority(kk, kk))));
             }
             else
             {
-                diagonal(graph, k);
+                steps.add(new Step(priority(k, k), () -> diagonal(graph, kk)));
             }
             final Tile akk = a.at(k, k);
             for (int j = 0; j < nt; j++)
             {
+                final int jj = j;
                 if (pivoting && j != k)
                 {
-                    pivotingSteps.interchange(graph, k, j, priority(j, k));
+                    steps.add(new Step(priority(j, k), () -> pivotingSteps.interchange(graph, kk, jj, priority(jj, kk))));
                 }
                 else if (!pivoting && j > k)
                 {
                     final Tile akj = a.at(k, j);
-                    graph.task("trsm " + akj.tag()).readWrite(akj).read(akk).priority(priority(j, k))
-                        .submit(x -> blas.dtrsm(true, true, false, true, t, t, 1.0, x.buffer(akk), t, x.buffer(akj), t));
+                    steps.add(new Step(priority(j, k), () -> graph.task("trsm " + akj.tag()).readWrite(akj).read(akk)
+                        .priority(priority(jj, kk))
+                        .submit(x -> blas.dtrsm(true, true, false, true, t, t, 1.0, x.buffer(akk), t, x.buffer(akj), t))));
                 }
             }
             if (!pivoting)
@@ -250,8 +264,10 @@ public final class Lu implements Kernel
                 for (int i = k + 1; i < nt; i++)
                 {
                     final Tile aik = a.at(i, k);
-                    graph.task("trsm " + aik.tag()).readWrite(aik).read(akk).priority(priority(k, k))
-                        .submit(x -> blas.dtrsm(false, false, false, false, t, t, 1.0, x.buffer(akk), t, x.buffer(aik), t));
+                    steps.add(new Step(priority(k, k), () -> graph.task("trsm " + aik.tag()).readWrite(aik).read(akk)
+                        .priority(priority(kk, kk))
+                        .submit(x -> blas.dtrsm(false, false, false, false, t, t, 1.0, x.buffer(akk), t, x.buffer(aik),
+                            t))));
                 }
             }
             for (int i = k + 1; i < nt; i++)
@@ -261,12 +277,24 @@ public final class Lu implements Kernel
                     final Tile aij = a.at(i, j);
                     final Tile aik = a.at(i, k);
                     final Tile akj = a.at(k, j);
-                    graph.task("gemm " + aij.tag() + " k=" + k).readWrite(aij).read(aik, akj).priority(priority(j, k))
+                    final int jj = j;
+                    steps.add(new Step(priority(j, k), () -> graph.task("gemm " + aij.tag() + " k=" + kk).readWrite(aij)
+                        .read(aik, akj).priority(priority(jj, kk))
                         .submit(x -> blas.dgemm(false, false, t, t, t, -1.0, x.buffer(aik), t, x.buffer(akj), t, 1.0,
-                            x.buffer(aij), t));
+                            x.buffer(aij), t))));
                 }
             }
         }
+        if (!pivoting && width < nt)
+        {
+            steps.sort(Comparator.comparingInt(Step::priority).reversed());
+        }
+        steps.forEach(step -> step.submit().run());
+    }
+
+    /** A task, or a pivoting step's tasks, to submit at {@code priority}. */
+    private record Step(int priority, Runnable submit)
+    {
     }
 
     private void diagonal(final TileGraph graph, final int k)
