@@ -165,7 +165,9 @@ final class CheckpointBench implements Callable<Integer>
             null);
 
         final CheckpointCosts costs = new CheckpointCosts(runTime(none), runTime(semi),
-            Samples.median(semi, "checkpoints"), runTime(blocking), Samples.median(blocking, "checkpoints"), mtbf);
+            Samples.median(semi, "checkpoints"), runTime(blocking), Samples.median(blocking, "checkpoints"),
+            Samples.medianDifferenceError(runTimes(none), runTimes(semi)),
+            Samples.medianDifferenceError(runTimes(none), runTimes(blocking)), mtbf);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("n", n);
         out.put("tile", tile);
@@ -215,8 +217,12 @@ final class CheckpointBench implements Callable<Integer>
      */
     static double runTime(final List<JsonNode> runs)
     {
-        return Samples.median(runs.stream().mapToDouble(r -> r.get("init_s").asDouble() + r.get("time_s").asDouble())
-            .toArray());
+        return Samples.median(runTimes(runs));
+    }
+
+    private static double[] runTimes(final List<JsonNode> runs)
+    {
+        return runs.stream().mapToDouble(r -> r.get("init_s").asDouble() + r.get("time_s").asDouble()).toArray();
     }
 
     /**

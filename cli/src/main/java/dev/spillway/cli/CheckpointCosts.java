@@ -7,18 +7,21 @@ import java.util.Map;
 
 /**
  * The cost per checkpoint of {@code bench checkpoint}, from runs side by side at one interval: δ = added run time /
- * checkpoints, for semi-blocking and blocking, and what Daly's optimal interval makes of the semi-blocking δ for an
- * MTBF M. A comparison with fewer than {@value #LEAST_CHECKPOINTS} checkpoints in a run is not a measurement.
+ * checkpoints, for semi-blocking and blocking, with its standard error from the runs' spread, and what Daly's optimal
+ * interval makes of the semi-blocking δ for an MTBF M. A comparison with fewer than {@value #LEAST_CHECKPOINTS}
+ * checkpoints in a run is not a measurement, and a target is settled only if it holds at two standard errors.
  *
- * @param none                run time without checkpoints (s).
- * @param semi                run time with semi-blocking checkpoints (s).
+ * @param none                median run time without checkpoints (s).
+ * @param semi                median run time with semi-blocking checkpoints (s).
  * @param semiCheckpoints     how many it took.
- * @param blocking            run time with blocking checkpoints at the same interval (s).
+ * @param blocking            median run time with blocking checkpoints at the same interval (s).
  * @param blockingCheckpoints how many it took.
+ * @param semiError           standard error of {@code semi − none} (s); NaN if unknown (one run of each).
+ * @param blockingError       standard error of {@code blocking − none} (s); NaN if unknown.
  * @param mtbf                M (s).
  */
 record CheckpointCosts(double none, double semi, double semiCheckpoints, double blocking, double blockingCheckpoints,
-    double mtbf)
+    double semiError, double blockingError, double mtbf)
 {
     /** The fewest checkpoints a run of the comparison must take. */
     static final int LEAST_CHECKPOINTS = 3;
@@ -26,6 +29,8 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
     static final double DELTA_RATIO_TARGET = 0.2;
     /** Daly's predicted overhead at the optimal interval must stay below this. */
     static final double DALY_OVERHEAD_TARGET = 0.01;
+    /** How many standard errors a settled verdict allows for. */
+    static final double SETTLED_ERRORS = 2;
 
     /** @return δ of semi-blocking (s); at most 0 when its cost is within the run-to-run noise. */
     double semiDelta()
@@ -39,6 +44,24 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         return (blocking - none) / blockingCheckpoints;
     }
 
+    /** @return the standard error of {@link #semiDelta()} (s); NaN if unknown. */
+    double semiDeltaError()
+    {
+        return semiError / semiCheckpoints;
+    }
+
+    /** @return the standard error of {@link #blockingDelta()} (s); NaN if unknown. */
+    double blockingDeltaError()
+    {
+        return blockingError / blockingCheckpoints;
+    }
+
+    /** @return the semi-blocking δ that the runs leave possible at two standard errors (s); NaN if unknown. */
+    double semiDeltaBound()
+    {
+        return Math.max(semiDelta(), 0) + SETTLED_ERRORS * semiDeltaError();
+    }
+
     boolean enoughCheckpoints()
     {
         return semiCheckpoints >= LEAST_CHECKPOINTS && blockingCheckpoints >= LEAST_CHECKPOINTS;
@@ -47,13 +70,19 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
     /** @return Daly's higher-order optimal interval for the semi-blocking δ (s); NaN when δ is at most 0. */
     double dalyInterval()
     {
-        return semiDelta() > 0 ? CheckpointModel.dalyHigherOrder(semiDelta(), mtbf) : Double.NaN;
+        return dalyInterval(semiDelta());
     }
 
     /** @return the overhead of checkpointing every {@link #dalyInterval}: δ/τ*; 0 when δ is at most 0. */
     double dalyOverhead()
     {
-        return semiDelta() > 0 ? semiDelta() / dalyInterval() : 0;
+        return dalyOverhead(semiDelta());
+    }
+
+    /** @return the overhead Daly's interval gives for {@link #semiDeltaBound()}; NaN if unknown. */
+    double dalyOverheadBound()
+    {
+        return dalyOverhead(semiDeltaBound());
     }
 
     /**
@@ -64,6 +93,16 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
     {
         final double tau = dalyInterval();
         return mtbf * Math.expm1((tau + semiDelta()) / mtbf) / tau - 1;
+    }
+
+    private double dalyInterval(final double delta)
+    {
+        return delta > 0 ? CheckpointModel.dalyHigherOrder(delta, mtbf) : Double.NaN;
+    }
+
+    private double dalyOverhead(final double delta)
+    {
+        return Double.isNaN(delta) ? Double.NaN : delta > 0 ? delta / dalyInterval(delta) : 0;
     }
 
     void put(final Map<String, Object> out)
@@ -77,10 +116,14 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         out.put("overhead_pct", 100 * (semi - none) / none);
         out.put("blocking_overhead_pct", 100 * (blocking - none) / none);
         out.put("delta_semi_s", semiDelta());
+        out.put("delta_semi_error_s", semiDeltaError());
+        out.put("delta_semi_bound_s", semiDeltaBound());
         out.put("delta_blocking_s", blockingDelta());
+        out.put("delta_blocking_error_s", blockingDeltaError());
         out.put("delta_ratio", semiDelta() / blockingDelta());
         out.put("daly_interval_s", dalyInterval());
         out.put("daly_overhead_pct", 100 * dalyOverhead());
+        out.put("daly_overhead_bound_pct", 100 * dalyOverheadBound());
         out.put("daly_expected_loss_pct", 100 * dalyExpectedLoss());
         out.put("enough_checkpoints", enoughCheckpoints());
     }
@@ -88,17 +131,17 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
     String describe(final double interval)
     {
         final StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "every %.3f s: semi-blocking %+.2f %% (%.0f checkpoints, δ %.3f s each); " +
-                "blocking %+.2f %% (%.0f checkpoints, δ %.3f s each)%n", interval, 100 * (semi - none) / none,
-            semiCheckpoints, semiDelta(), 100 * (blocking - none) / none, blockingCheckpoints, blockingDelta()));
+        s.append(String.format(Locale.ROOT, "every %.3f s: semi-blocking %+.2f %% (%.0f checkpoints, δ %.3f%s s " +
+                "each); blocking %+.2f %% (%.0f checkpoints, δ %.3f%s s each)%n", interval,
+            100 * (semi - none) / none, semiCheckpoints, semiDelta(), error(semiDeltaError()),
+            100 * (blocking - none) / none, blockingCheckpoints, blockingDelta(), error(blockingDeltaError())));
         if (!enoughCheckpoints())
         {
             s.append(String.format(Locale.ROOT, "FAILED: a run took fewer than %d checkpoints, so its δ measures " +
                 "too little; raise --checkpoints%n", LEAST_CHECKPOINTS));
         }
         s.append(String.format(Locale.ROOT, "semi-blocking δ / blocking δ = %.3f (target ≤ %.1f: %s)%n",
-            semiDelta() / blockingDelta(), DELTA_RATIO_TARGET, !enoughCheckpoints() || blockingDelta() <= 0 ?
-                "not measured" : semiDelta() <= DELTA_RATIO_TARGET * blockingDelta() ? "met" : "MISSED"));
+            semiDelta() / blockingDelta(), DELTA_RATIO_TARGET, ratioVerdict()));
         if (semiDelta() > 0)
         {
             s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: τ* %.1f s, checkpoint overhead δ/τ* %.3f %% " +
@@ -108,9 +151,43 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         }
         else
         {
-            s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: not computed: semi-blocking δ %.3f s is within " +
-                "the run-to-run noise (rerun with a larger --repeat)%n", mtbf, semiDelta()));
+            s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: not computed from the median: semi-blocking δ " +
+                "%.3f s is within the run-to-run noise%n", mtbf, semiDelta()));
+        }
+        if (Double.isNaN(semiError))
+        {
+            s.append("not settled: one run of each gives no standard error (rerun with --repeat 3 or more)\n");
+        }
+        else
+        {
+            s.append(String.format(Locale.ROOT, "at %.0f standard errors: semi-blocking δ ≤ %.3f s, so δ / blocking " +
+                    "δ ≤ %.3f and Daly's overhead ≤ %.3f %% (target < %.0f %%: %s)%n", SETTLED_ERRORS,
+                semiDeltaBound(), semiDeltaBound() / blockingDelta(), 100 * dalyOverheadBound(),
+                100 * DALY_OVERHEAD_TARGET, dalyOverheadBound() < DALY_OVERHEAD_TARGET ? "met" : "not settled"));
         }
         return s.toString();
+    }
+
+    private String ratioVerdict()
+    {
+        if (!enoughCheckpoints() || blockingDelta() <= 0)
+        {
+            return "not measured";
+        }
+        if (semiDelta() > DELTA_RATIO_TARGET * blockingDelta())
+        {
+            return "MISSED";
+        }
+        if (Double.isNaN(semiError))
+        {
+            return "met by the medians; not settled";
+        }
+        return semiDeltaBound() <= DELTA_RATIO_TARGET * blockingDelta() ? "met" :
+            "met by the medians; not settled at " + (int)SETTLED_ERRORS + " standard errors";
+    }
+
+    private static String error(final double error)
+    {
+        return Double.isNaN(error) ? "" : String.format(Locale.ROOT, " ± %.3f", error);
     }
 }
