@@ -167,7 +167,8 @@ final class CheckpointBench implements Callable<Integer>
         final CheckpointCosts costs = new CheckpointCosts(runTime(none), runTime(semi),
             Samples.median(semi, "checkpoints"), runTime(blocking), Samples.median(blocking, "checkpoints"),
             Samples.medianDifferenceError(runTimes(none), runTimes(semi)),
-            Samples.medianDifferenceError(runTimes(none), runTimes(blocking)), mtbf);
+            Samples.medianDifferenceError(runTimes(none), runTimes(blocking)),
+            Samples.studentT975(Math.max(1, 2 * repeat - 2)), mtbf);
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("n", n);
         out.put("tile", tile);

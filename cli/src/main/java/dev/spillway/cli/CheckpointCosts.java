@@ -9,7 +9,8 @@ import java.util.Map;
  * The cost per checkpoint of {@code bench checkpoint}, from runs side by side at one interval: δ = added run time /
  * checkpoints, for semi-blocking and blocking, with its standard error from the runs' spread, and what Daly's optimal
  * interval makes of the semi-blocking δ for an MTBF M. A comparison with fewer than {@value #LEAST_CHECKPOINTS}
- * checkpoints in a run is not a measurement, and a target is settled only if it holds at two standard errors.
+ * checkpoints in a run is not a measurement, and a target met by the medians is settled only if it also holds at the
+ * ends of the 95 % intervals.
  *
  * @param none                median run time without checkpoints (s).
  * @param semi                median run time with semi-blocking checkpoints (s).
@@ -18,10 +19,12 @@ import java.util.Map;
  * @param blockingCheckpoints how many it took.
  * @param semiError           standard error of {@code semi − none} (s); NaN if unknown (one run of each).
  * @param blockingError       standard error of {@code blocking − none} (s); NaN if unknown.
+ * @param quantile            the multiple of a standard error that reaches the end of a 95 % interval (Student's t
+ *                            for the errors' degrees of freedom).
  * @param mtbf                M (s).
  */
 record CheckpointCosts(double none, double semi, double semiCheckpoints, double blocking, double blockingCheckpoints,
-    double semiError, double blockingError, double mtbf)
+    double semiError, double blockingError, double quantile, double mtbf)
 {
     /** The fewest checkpoints a run of the comparison must take. */
     static final int LEAST_CHECKPOINTS = 3;
@@ -29,8 +32,6 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
     static final double DELTA_RATIO_TARGET = 0.2;
     /** Daly's predicted overhead at the optimal interval must stay below this. */
     static final double DALY_OVERHEAD_TARGET = 0.01;
-    /** How many standard errors a settled verdict allows for. */
-    static final double SETTLED_ERRORS = 2;
 
     /** @return δ of semi-blocking (s); at most 0 when its cost is within the run-to-run noise. */
     double semiDelta()
@@ -56,10 +57,16 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         return blockingError / blockingCheckpoints;
     }
 
-    /** @return the semi-blocking δ that the runs leave possible at two standard errors (s); NaN if unknown. */
+    /** @return the top of semi-blocking δ's 95 % interval, at least 0 (s); NaN if unknown. */
     double semiDeltaBound()
     {
-        return Math.max(semiDelta(), 0) + SETTLED_ERRORS * semiDeltaError();
+        return Math.max(semiDelta() + quantile * semiDeltaError(), 0);
+    }
+
+    /** @return the bottom of blocking δ's 95 % interval (s); NaN if unknown. */
+    double blockingDeltaFloor()
+    {
+        return blockingDelta() - quantile * blockingDeltaError();
     }
 
     boolean enoughCheckpoints()
@@ -120,6 +127,7 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         out.put("delta_semi_bound_s", semiDeltaBound());
         out.put("delta_blocking_s", blockingDelta());
         out.put("delta_blocking_error_s", blockingDeltaError());
+        out.put("delta_blocking_floor_s", blockingDeltaFloor());
         out.put("delta_ratio", semiDelta() / blockingDelta());
         out.put("daly_interval_s", dalyInterval());
         out.put("daly_overhead_pct", 100 * dalyOverhead());
@@ -142,28 +150,30 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         }
         s.append(String.format(Locale.ROOT, "semi-blocking δ / blocking δ = %.3f (target ≤ %.1f: %s)%n",
             semiDelta() / blockingDelta(), DELTA_RATIO_TARGET, ratioVerdict()));
+        final String daly = verdict(dalyOverhead() < DALY_OVERHEAD_TARGET, dalyOverheadBound() < DALY_OVERHEAD_TARGET);
         if (semiDelta() > 0)
         {
             s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: τ* %.1f s, checkpoint overhead δ/τ* %.3f %% " +
                     "(target < %.0f %%: %s); expected loss with failures %.3f %% (restart not counted)%n", mtbf,
-                dalyInterval(), 100 * dalyOverhead(), 100 * DALY_OVERHEAD_TARGET, dalyOverhead() <
-                    DALY_OVERHEAD_TARGET ? "met" : "MISSED", 100 * dalyExpectedLoss()));
+                dalyInterval(), 100 * dalyOverhead(), 100 * DALY_OVERHEAD_TARGET, daly, 100 * dalyExpectedLoss()));
         }
         else
         {
-            s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: not computed from the median: semi-blocking δ " +
-                "%.3f s is within the run-to-run noise%n", mtbf, semiDelta()));
+            s.append(String.format(Locale.ROOT, "Daly at M = %.0f s: semi-blocking δ %.3f s is within the " +
+                "run-to-run noise, so only its bound below counts (target < %.0f %%: %s)%n", mtbf, semiDelta(),
+                100 * DALY_OVERHEAD_TARGET, daly));
         }
-        if (Double.isNaN(semiError))
+        if (Double.isNaN(semiError) || Double.isNaN(blockingError))
         {
-            s.append("not settled: one run of each gives no standard error (rerun with --repeat 3 or more)\n");
+            s.append("not settled: one run of each gives no standard error (rerun with --repeat 2 or more)\n");
         }
-        else
+        else if (enoughCheckpoints())
         {
-            s.append(String.format(Locale.ROOT, "at %.0f standard errors: semi-blocking δ ≤ %.3f s, so δ / blocking " +
-                    "δ ≤ %.3f and Daly's overhead ≤ %.3f %% (target < %.0f %%: %s)%n", SETTLED_ERRORS,
-                semiDeltaBound(), semiDeltaBound() / blockingDelta(), 100 * dalyOverheadBound(),
-                100 * DALY_OVERHEAD_TARGET, dalyOverheadBound() < DALY_OVERHEAD_TARGET ? "met" : "not settled"));
+            s.append(String.format(Locale.ROOT, "95 %% intervals (t = %.2f): semi-blocking δ ≤ %.3f s, blocking δ ≥ " +
+                    "%.3f s, so δ / blocking δ %s and Daly's overhead ≤ %.3f %%%n", quantile, semiDeltaBound(),
+                blockingDeltaFloor(), blockingDeltaFloor() > 0 ? String.format(Locale.ROOT, "≤ %.3f",
+                    semiDeltaBound() / blockingDeltaFloor()) : "is unbounded (blocking δ is within the noise)",
+                100 * dalyOverheadBound()));
         }
         return s.toString();
     }
@@ -174,16 +184,14 @@ record CheckpointCosts(double none, double semi, double semiCheckpoints, double 
         {
             return "not measured";
         }
-        if (semiDelta() > DELTA_RATIO_TARGET * blockingDelta())
-        {
-            return "MISSED";
-        }
-        if (Double.isNaN(semiError))
-        {
-            return "met by the medians; not settled";
-        }
-        return semiDeltaBound() <= DELTA_RATIO_TARGET * blockingDelta() ? "met" :
-            "met by the medians; not settled at " + (int)SETTLED_ERRORS + " standard errors";
+        return verdict(semiDelta() <= DELTA_RATIO_TARGET * blockingDelta(),
+            blockingDeltaFloor() > 0 && semiDeltaBound() <= DELTA_RATIO_TARGET * blockingDeltaFloor());
+    }
+
+    /** @return MISSED, met by the medians but not settled by the intervals (or with none), or met. */
+    private static String verdict(final boolean byMedians, final boolean byIntervals)
+    {
+        return !byMedians ? "MISSED" : byIntervals ? "met" : "met by the medians; not settled";
     }
 
     private static String error(final double error)

@@ -1,15 +1,23 @@
 package dev.spillway.cli;
 
+import dev.spillway.memory.ByteUnits;
+import dev.spillway.resilience.store.FileCheckpointStore;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 
 /**
- * The DRAM budget that shaped a checkpointed run's submission order (LU's column blocks), kept in its checkpoint
- * directory until the run finishes. A resume with another {@code --dram} must submit the same program, or the program
- * hash refuses it at the cut.
+ * The DRAM budget that shaped a checkpointed run's submission order (LU's column blocks, GEMM's C blocks), kept in
+ * its checkpoint directory while the run can be resumed. A resume with another {@code --dram} must submit the same
+ * program, or the program hash refuses it at the cut. Single-process runs only: on ranks the order comes from each
+ * rank's {@code --dram}, which a relaunch repeats.
  */
 final class OrderRecord
 {
@@ -18,29 +26,80 @@ final class OrderRecord
     private static final String KEY = "order-dram ";
 
     private final Path file;
+    private final boolean resumes;
+    private final Long recorded;
 
-    private OrderRecord(final Path file)
+    private OrderRecord(final Path file, final boolean resumes, final Long recorded)
     {
         this.file = file;
-    }
-
-    /** @return the record of the run checkpointed in {@code checkpointDir}. */
-    static OrderRecord in(final Path checkpointDir)
-    {
-        return new OrderRecord(checkpointDir.resolve(FILE));
+        this.resumes = resumes;
+        this.recorded = recorded;
     }
 
     /**
-     * @return the recorded budget in bytes, or null if none is recorded.
-     * @throws IOException naming the file if it cannot be read or holds something else.
+     * Reads the record of the run checkpointed in {@code checkpointDir}; one left by a finished run, or beside no
+     * committed generation, is stale and ignored.
+     *
+     * @throws IOException naming the file if a record of a resumable run cannot be read or holds something else.
      */
-    Long read() throws IOException
+    static OrderRecord in(final Path checkpointDir) throws IOException
     {
-        if (!Files.exists(file))
+        final Path file = checkpointDir.resolve(FILE);
+        final boolean resumes = FileCheckpointStore.holdsUnfinishedRun(checkpointDir);
+        return new OrderRecord(file, resumes, resumes ? read(file) : null);
+    }
+
+    /**
+     * @param explicit {@code --order-dram}, or null.
+     * @param budget   this run's DRAM budget.
+     * @return the budget that shapes this run's order: the resumed run's, else {@code explicit}, else {@code budget}.
+     * @throws IllegalArgumentException if {@code explicit} differs from the resumed run's.
+     */
+    long choose(final Long explicit, final long budget)
+    {
+        if (explicit != null && recorded != null && !explicit.equals(recorded))
+        {
+            throw new IllegalArgumentException("--order-dram " + explicit + " differs from the " + recorded +
+                " bytes recorded in " + file + " by the run it resumes; drop it, or use a fresh checkpoint directory");
+        }
+        return recorded != null ? recorded : explicit != null ? explicit : budget;
+    }
+
+    /**
+     * Just before the run: records {@code order} if this run starts afresh. A resumed run keeps its record, and one
+     * resumed without a record (checkpointed before records) is left without.
+     *
+     * @return what to tell the user, or null.
+     */
+    String keep(final long order, final long budget) throws IOException
+    {
+        if (!resumes)
+        {
+            write(order);
+            return null;
+        }
+        return recorded == null || recorded == budget ? null : file.getParent() + " holds a run whose submission " +
+            "order a DRAM budget of " + ByteUnits.format(recorded) + " shaped; this run keeps that order, so it can " +
+            "resume, with DRAM " + ByteUnits.format(budget);
+    }
+
+    /** Forgets the record once its run has finished. */
+    void delete() throws IOException
+    {
+        Files.deleteIfExists(file);
+    }
+
+    private static Long read(final Path file) throws IOException
+    {
+        final String text;
+        try
+        {
+            text = Files.readString(file, StandardCharsets.US_ASCII).trim();
+        }
+        catch (final NoSuchFileException e)
         {
             return null;
         }
-        final String text = Files.readString(file, StandardCharsets.US_ASCII).trim();
         if (text.startsWith(KEY))
         {
             try
@@ -56,22 +115,34 @@ final class OrderRecord
                 // reported below
             }
         }
-        throw new IOException(file + " should hold \"" + KEY + "BYTES\", the budget that shaped the checkpointed " +
-            "run's submission order, but holds \"" + text + "\"; delete it to resume with this run's --dram");
+        throw new IOException(file + " should hold \"" + KEY + "BYTES\", the DRAM budget that shaped the " +
+            "checkpointed run's submission order, but holds \"" + text + "\"; write the --dram of the run that " +
+            "took the checkpoints there, in bytes, or use a fresh checkpoint directory");
     }
 
-    /** Records {@code bytes}, atomically: a reader sees the old record or the new one. */
-    void write(final long bytes) throws IOException
+    /** Writes {@code bytes} durably and atomically: a reader sees the old record or the new one. */
+    private void write(final long bytes) throws IOException
     {
-        final Path next = file.resolveSibling(FILE + "." + ProcessHandle.current().pid() + ".new");
-        Files.writeString(next, KEY + bytes + "\n", StandardCharsets.US_ASCII);
+        final Path next = file.resolveSibling(FILE + ".new");
+        try (FileChannel channel = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING))
+        {
+            final ByteBuffer text = ByteBuffer.wrap((KEY + bytes + "\n").getBytes(StandardCharsets.US_ASCII));
+            while (text.hasRemaining())
+            {
+                channel.write(text);
+            }
+            channel.force(true);
+        }
         Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    /** Forgets the record once its run has finished: the next run in the directory starts afresh. */
-    void delete() throws IOException
-    {
-        Files.deleteIfExists(file);
+        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ))
+        {
+            dir.force(true);
+        }
+        catch (final IOException e)
+        {
+            // Some file systems cannot fsync a directory; the rename is still atomic there.
+        }
     }
 
     @Override

@@ -77,6 +77,8 @@ final class RunCommand implements Callable<Integer>
     private Invocation invocation;
     /** The budget that shapes the submission order ({@link #orderBudget}). */
     private long order;
+    /** The order recorded beside a single process's checkpoints, or null. */
+    private OrderRecord orderRecord;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KERNEL", defaultValue = "lu",
         description = "matmul, lu or stencil (default: ${DEFAULT-VALUE}).")
@@ -288,7 +290,8 @@ final class RunCommand implements Callable<Integer>
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
         final long budget = dram.of(probe.dataBytes() / ranks);
-        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderBudget(budget), w, ranks);
+        final Kernel kernel = problem.create(kernelKey, blas.blas(), orderBudget(budget, transport == null), w,
+            ranks);
         final SpillArea area = checks.spillArea(dir);
         try (Interrupts.Action removal = Interrupts.onInterrupt("remove spill files", REMOVE_MS,
             () -> remove(area)))
@@ -343,17 +346,8 @@ final class RunCommand implements Callable<Integer>
         {
             final RankProtocol protocol = p2f ? P2fRun.protocol(transport, p2fPlan(ranks), p2fLogAll,
                 base.resolve("p2f-replays")) : RankProtocol.NONE;
-            if (rank == 0)
-            {
-                recordOrder();
-            }
-            final int status = RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks,
-                summary, !noVerify, json, traceP2f);
-            if (rank == 0 && status == 0 && checkpointDir != null)
-            {
-                OrderRecord.in(checkpointDir).delete();
-            }
-            return status;
+            return RankRun.run(transport, config, global, protocol, joinedMillis, dramCheck, checks, summary,
+                !noVerify, json, traceP2f);
         }
         RunResult result = null;
         CheckpointReport checkpoints = null;
@@ -376,12 +370,16 @@ final class RunCommand implements Callable<Integer>
                 else
                 {
                     checks.require(tooSmall);
-                    recordOrder();
+                    keepOrder(budget);
                     result = GraphRuns.withProgress(kernel, graph, "", !noVerify);
                     stats = graph.stats();
                     System.err.println("spillway: " + RunStats.line(stats, result.done()));
                     checkpoints = graph.checkpointReport();
                 }
+            }
+            if (orderRecord != null && checkpoints != null && checkpoints.enabled())
+            {
+                orderRecord.delete();
             }
         }
         if (raised > 0)
@@ -391,8 +389,8 @@ final class RunCommand implements Callable<Integer>
                 "least that can (pass --dram to choose)%n", dram, kernel.name(), DramCheck.bytes(raised));
             err.flush();
             dram = new DramSize(raised, Double.NaN);
-            return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(), orderBudget(raised), w,
-                1), raised, null, area, disk, raw);
+            return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
+                orderBudget(raised, true), w, 1), raised, null, area, disk, raw);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
@@ -426,7 +424,6 @@ final class RunCommand implements Callable<Integer>
         }
         if (checkpoints != null && checkpoints.enabled())
         {
-            OrderRecord.in(checkpointDir).delete();
             System.out.print(CheckpointSummary.describe(checkpoints));
             System.out.printf("  %s holds %s (the finished run's last generations, which a rerun does not resume); " +
                 "delete it when it is no longer needed%n", checkpointDir, ByteUnits.format(Dirs.size(checkpointDir)));
@@ -449,36 +446,33 @@ final class RunCommand implements Callable<Integer>
     }
 
     /**
-     * Sets {@link #order}: {@code --order-dram}, else the budget recorded by the run checkpointed in
-     * {@code --checkpoint-dir}, so a resume with another {@code --dram} submits the same program, else {@code budget}.
+     * Sets {@link #order}, the budget that shapes the submission order: the resumed run's in a single process with
+     * {@code --checkpoint-dir} ({@link OrderRecord}), else {@code --order-dram}, else {@code budget}.
      *
      * @return {@link #order}.
      */
-    private long orderBudget(final long budget) throws IOException
+    private long orderBudget(final long budget, final boolean single) throws IOException
     {
-        final Long recorded = orderDram != null || checkpointDir == null ? null :
-            OrderRecord.in(checkpointDir).read();
-        order = orderDram != null ? orderDram : recorded != null ? recorded : budget;
-        if (recorded != null && recorded != budget)
+        orderRecord = single && checkpointDir != null ? OrderRecord.in(checkpointDir) : null;
+        try
         {
-            System.err.println("spillway: " + checkpointDir + " holds a run whose submission order a DRAM budget of " +
-                ByteUnits.format(recorded) + " shaped; this run keeps that order, so it can resume, with DRAM " +
-                ByteUnits.format(budget));
+            order = orderRecord != null ? orderRecord.choose(orderDram, budget) : orderDram != null ? orderDram :
+                budget;
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         return order;
     }
 
-    /** Records {@link #order} in {@code --checkpoint-dir}, once the run is about to start. */
-    private void recordOrder() throws IOException
+    /** Just before the run: records {@link #order} beside a fresh run's checkpoints, or says a resume keeps it. */
+    private void keepOrder(final long budget) throws IOException
     {
-        if (checkpointDir != null)
+        final String note = orderRecord == null ? null : orderRecord.keep(order, budget);
+        if (note != null)
         {
-            final OrderRecord record = OrderRecord.in(checkpointDir);
-            final Long recorded = record.read();
-            if (recorded == null || recorded != order)
-            {
-                record.write(order);
-            }
+            System.err.println("spillway: " + note);
         }
     }
 

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * Tiled right-looking LU, submitted step by step (FIFO order is right-looking). Every task carries a priority that
@@ -224,9 +225,9 @@ public final class Lu implements Kernel
      * With column blocks narrower than the matrix and no pivoting, submits the tasks in the order their priorities
      * run them (stable, so ties keep the right-looking order), which gives the same dependencies: each tile's writes
      * stay in step order, and every read of a finished tile comes after its last write. Checkpoint cuts, prefixes of
-     * the submission order, then stay compact. One block of every column runs step by step, as submitted. With
-     * pivoting, a row interchange of an earlier column would move ahead of that column's reads, so the right-looking
-     * order stays.
+     * the submission order, then stay compact. A single block (width ≥ nt) already runs as submitted. With pivoting,
+     * a row interchange of an earlier column would move ahead of that column's reads, so the right-looking order
+     * stays.
      */
     @Override
     public void compute(final TileGraph graph)
@@ -235,28 +236,23 @@ public final class Lu implements Kernel
         for (int k = 0; k < nt; k++)
         {
             final int kk = k;
-            if (pivoting)
-            {
-                steps.add(new Step(priority(k, k), () -> pivotingSteps.panel(graph, kk, priority(kk, kk))));
-            }
-            else
-            {
-                steps.add(new Step(priority(k, k), () -> diagonal(graph, kk)));
-            }
             final Tile akk = a.at(k, k);
+            steps.add(new Step(priority(k, k), pivoting ? p -> pivotingSteps.panel(graph, kk, p) :
+                p -> diagonal(graph, kk)));
             for (int j = 0; j < nt; j++)
             {
                 final int jj = j;
                 if (pivoting && j != k)
                 {
-                    steps.add(new Step(priority(j, k), () -> pivotingSteps.interchange(graph, kk, jj, priority(jj, kk))));
+                    steps.add(new Step(priority(j, k), p -> pivotingSteps.interchange(graph, kk, jj, p)));
                 }
                 else if (!pivoting && j > k)
                 {
                     final Tile akj = a.at(k, j);
-                    steps.add(new Step(priority(j, k), () -> graph.task("trsm " + akj.tag()).readWrite(akj).read(akk)
-                        .priority(priority(jj, kk))
-                        .submit(x -> blas.dtrsm(true, true, false, true, t, t, 1.0, x.buffer(akk), t, x.buffer(akj), t))));
+                    steps.add(new Step(priority(j, k), p -> graph.task("trsm " + akj.tag()).readWrite(akj).read(akk)
+                        .priority(p)
+                        .submit(x -> blas.dtrsm(true, true, false, true, t, t, 1.0, x.buffer(akk), t, x.buffer(akj),
+                            t))));
                 }
             }
             if (!pivoting)
@@ -264,10 +260,10 @@ public final class Lu implements Kernel
                 for (int i = k + 1; i < nt; i++)
                 {
                     final Tile aik = a.at(i, k);
-                    steps.add(new Step(priority(k, k), () -> graph.task("trsm " + aik.tag()).readWrite(aik).read(akk)
-                        .priority(priority(kk, kk))
-                        .submit(x -> blas.dtrsm(false, false, false, false, t, t, 1.0, x.buffer(akk), t, x.buffer(aik),
-                            t))));
+                    steps.add(new Step(priority(k, k), p -> graph.task("trsm " + aik.tag()).readWrite(aik).read(akk)
+                        .priority(p)
+                        .submit(x -> blas.dtrsm(false, false, false, false, t, t, 1.0, x.buffer(akk), t,
+                            x.buffer(aik), t))));
                 }
             }
             for (int i = k + 1; i < nt; i++)
@@ -277,9 +273,8 @@ public final class Lu implements Kernel
                     final Tile aij = a.at(i, j);
                     final Tile aik = a.at(i, k);
                     final Tile akj = a.at(k, j);
-                    final int jj = j;
-                    steps.add(new Step(priority(j, k), () -> graph.task("gemm " + aij.tag() + " k=" + kk).readWrite(aij)
-                        .read(aik, akj).priority(priority(jj, kk))
+                    steps.add(new Step(priority(j, k), p -> graph.task("gemm " + aij.tag() + " k=" + kk)
+                        .readWrite(aij).read(aik, akj).priority(p)
                         .submit(x -> blas.dgemm(false, false, t, t, t, -1.0, x.buffer(aik), t, x.buffer(akj), t, 1.0,
                             x.buffer(aij), t))));
                 }
@@ -289,11 +284,11 @@ public final class Lu implements Kernel
         {
             steps.sort(Comparator.comparingInt(Step::priority).reversed());
         }
-        steps.forEach(step -> step.submit().run());
+        steps.forEach(step -> step.submit().accept(step.priority()));
     }
 
-    /** A task, or a pivoting step's tasks, to submit at {@code priority}. */
-    private record Step(int priority, Runnable submit)
+    /** A task, or a pivoting step's tasks, to submit at a priority. */
+    private record Step(int priority, IntConsumer submit)
     {
     }
 

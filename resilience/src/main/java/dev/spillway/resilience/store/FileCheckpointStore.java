@@ -88,6 +88,16 @@ public final class FileCheckpointStore implements CheckpointStore
         return builder(dir).open();
     }
 
+    /**
+     * @return whether {@code dir} holds a committed generation of a run that has not finished: a run opened there
+     *         resumes from it (if one verifies).
+     */
+    public static boolean holdsUnfinishedRun(final Path dir) throws IOException
+    {
+        return Files.isDirectory(dir) && !Files.exists(dir.resolve(Generations.COMPLETE)) &&
+            !Generations.scan(dir).manifests().isEmpty();
+    }
+
     /** @return a builder for a store in {@code dir}. */
     public static Builder builder(final Path dir)
     {
