@@ -1,17 +1,14 @@
 package dev.spillway.cli;
 
+import dev.spillway.io.DurableFiles;
 import dev.spillway.memory.ByteUnits;
 import dev.spillway.resilience.store.FileCheckpointStore;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The DRAM budget that shaped a checkpointed run's submission order (LU's column blocks, GEMM's C blocks), kept in
@@ -123,26 +120,7 @@ final class OrderRecord
     /** Writes {@code bytes} durably and atomically: a reader sees the old record or the new one. */
     private void write(final long bytes) throws IOException
     {
-        final Path next = file.resolveSibling(FILE + ".new");
-        try (FileChannel channel = FileChannel.open(next, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            final ByteBuffer text = ByteBuffer.wrap((KEY + bytes + "\n").getBytes(StandardCharsets.US_ASCII));
-            while (text.hasRemaining())
-            {
-                channel.write(text);
-            }
-            channel.force(true);
-        }
-        Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ))
-        {
-            dir.force(true);
-        }
-        catch (final IOException e)
-        {
-            // Some file systems cannot fsync a directory; the rename is still atomic there.
-        }
+        DurableFiles.replace(file, KEY + bytes + "\n");
     }
 
     @Override

@@ -1,17 +1,13 @@
 package dev.spillway.ranks;
 
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
@@ -70,22 +66,7 @@ final class GlobalCommitRecord
     void write(final long index, final int ranks, final long incarnation) throws IOException
     {
         final String body = MAGIC + " " + index + " " + ranks + " " + incarnation + " " + System.currentTimeMillis();
-        final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            ch.write(ByteBuffer.wrap((body + " " + crc(body) + "\n").getBytes(StandardCharsets.US_ASCII)));
-            ch.force(true);
-        }
-        try
-        {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        catch (final AtomicMoveNotSupportedException e)
-        {
-            throw new IOException("cannot replace " + file + " atomically: " + e.getMessage(), e);
-        }
-        syncDirectory();
+        DurableFiles.replace(file, body + " " + crc(body) + "\n");
     }
 
     /** The job finished: a later start of it begins afresh. */
@@ -93,15 +74,7 @@ final class GlobalCommitRecord
     {
         if (Files.deleteIfExists(file))
         {
-            syncDirectory();
-        }
-    }
-
-    private void syncDirectory() throws IOException
-    {
-        try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ))
-        {
-            dir.force(true);
+            DurableFiles.syncDirectory(file.toAbsolutePath().getParent());
         }
     }
 

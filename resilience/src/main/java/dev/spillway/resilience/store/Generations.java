@@ -1,11 +1,11 @@
 package dev.spillway.resilience.store;
 
+import dev.spillway.io.DurableFiles;
+
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -131,14 +131,7 @@ final class Generations
     /** Makes the directory's entries (creations, renames) durable; ignored where the file system refuses. */
     static void syncDirectory(final Path dir)
     {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ))
-        {
-            channel.force(true);
-        }
-        catch (final IOException e)
-        {
-            // Some file systems cannot fsync a directory; the rename is still atomic there.
-        }
+        DurableFiles.syncDirectory(dir);
     }
 
     static void delete(final Path file, final Consumer<String> warn)

@@ -1,14 +1,12 @@
 package dev.spillway.resilience.store;
 
+import dev.spillway.io.DurableFiles;
+
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The {@code starts} file of a checkpoint directory: {@code <incarnation> <originMillis>}, the restarts of the run
@@ -32,24 +30,10 @@ record RunStarts(long incarnation, long originMillis)
             previous.originMillis);
     }
 
-    /** Records this start, atomically (a temporary file, forced, then renamed). */
+    /** Records this start, durably and atomically ({@link DurableFiles#replace}). */
     void write(final Path dir) throws IOException
     {
-        final Path tmp = dir.resolve(Generations.STARTS + ".tmp");
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            final ByteBuffer text = ByteBuffer.wrap((incarnation + " " + originMillis + "\n")
-                .getBytes(StandardCharsets.US_ASCII));
-            while (text.hasRemaining())
-            {
-                channel.write(text);
-            }
-            channel.force(true);
-        }
-        Files.move(tmp, dir.resolve(Generations.STARTS), StandardCopyOption.ATOMIC_MOVE,
-            StandardCopyOption.REPLACE_EXISTING);
-        Generations.syncDirectory(dir);
+        DurableFiles.replace(dir.resolve(Generations.STARTS), incarnation + " " + originMillis + "\n");
     }
 
     /** @return the recorded start, or null if there is none or it cannot be parsed (then the count starts over). */
