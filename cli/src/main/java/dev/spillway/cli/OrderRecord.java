@@ -122,10 +122,4 @@ final class OrderRecord
     {
         DurableFiles.replace(file, KEY + bytes + "\n");
     }
-
-    @Override
-    public String toString()
-    {
-        return file.toString();
-    }
 }
