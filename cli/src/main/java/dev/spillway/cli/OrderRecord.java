@@ -5,9 +5,7 @@ import dev.spillway.memory.ByteUnits;
 import dev.spillway.resilience.store.FileCheckpointStore;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -88,12 +86,8 @@ final class OrderRecord
 
     private static Long read(final Path file) throws IOException
     {
-        final String text;
-        try
-        {
-            text = Files.readString(file, StandardCharsets.US_ASCII).trim();
-        }
-        catch (final NoSuchFileException e)
+        final String text = DurableFiles.read(file);
+        if (text == null)
         {
             return null;
         }

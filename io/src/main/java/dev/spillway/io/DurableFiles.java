@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -45,6 +46,19 @@ public final class DurableFiles
             throw new IOException("cannot replace " + file + " atomically: " + e.getMessage(), e);
         }
         syncDirectory(file.toAbsolutePath().getParent());
+    }
+
+    /** @return {@code file}'s text (US-ASCII), trimmed, or null if there is no such file. */
+    public static String read(final Path file) throws IOException
+    {
+        try
+        {
+            return Files.readString(file, StandardCharsets.US_ASCII).trim();
+        }
+        catch (final NoSuchFileException e)
+        {
+            return null;
+        }
     }
 
     /** Forces {@code dir}'s entries to disk; a file system that cannot fsync a directory still renames atomically. */

@@ -6,7 +6,6 @@ import dev.spillway.io.DurableFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
@@ -39,12 +38,8 @@ final class GlobalCommitRecord
      */
     long read(final int ranks) throws IOException
     {
-        final String text;
-        try
-        {
-            text = Files.readString(file, StandardCharsets.US_ASCII).trim();
-        }
-        catch (final NoSuchFileException e)
+        final String text = DurableFiles.read(file);
+        if (text == null)
         {
             return Cut.LOCAL;
         }

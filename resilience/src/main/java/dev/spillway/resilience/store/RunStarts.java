@@ -3,9 +3,6 @@ package dev.spillway.resilience.store;
 import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -39,12 +36,8 @@ record RunStarts(long incarnation, long originMillis)
     /** @return the recorded start, or null if there is none or it cannot be parsed (then the count starts over). */
     private static RunStarts read(final Path file) throws IOException
     {
-        final String text;
-        try
-        {
-            text = Files.readString(file, StandardCharsets.US_ASCII).trim();
-        }
-        catch (final NoSuchFileException e)
+        final String text = DurableFiles.read(file);
+        if (text == null)
         {
             return null;
         }
