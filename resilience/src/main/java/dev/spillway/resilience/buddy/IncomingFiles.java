@@ -1,6 +1,6 @@
 package dev.spillway.resilience.buddy;
 
-import dev.spillway.resilience.store.GenerationFiles;
+import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -131,7 +131,7 @@ final class IncomingFiles
                         StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-            GenerationFiles.syncDirectory(dir);
+            DurableFiles.syncDirectory(dir);
         }
         finally
         {

@@ -1,5 +1,6 @@
 package dev.spillway.resilience.redundancy;
 
+import dev.spillway.io.DurableFiles;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.ByteArrayInputStream;
@@ -139,7 +140,7 @@ final class PartnerCopy
             Files.move(tmp, to.resolve(names.get(i)), StandardCopyOption.ATOMIC_MOVE);
             total += sizes.get(i);
         }
-        GenerationFiles.syncDirectory(to);
+        DurableFiles.syncDirectory(to);
         return total;
     }
 

@@ -5,6 +5,7 @@ import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.io.DirectIo;
+import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -149,7 +150,7 @@ public final class FileCheckpointStore implements CheckpointStore
             Files.deleteIfExists(dir.resolve(Generations.ATTEMPTS));
             Files.deleteIfExists(dir.resolve(Generations.STARTS));
             Files.delete(dir.resolve(Generations.COMPLETE));
-            Generations.syncDirectory(dir);
+            DurableFiles.syncDirectory(dir);
             return null;
         }
         final Recovery recovery = new Recovery(dir, verifyChecksums, log, globalCut);
@@ -230,7 +231,7 @@ public final class FileCheckpointStore implements CheckpointStore
             }
             channel.force(true);
         }
-        Generations.syncDirectory(dir);
+        DurableFiles.syncDirectory(dir);
     }
 
     /** Abandons a generation still in flight, then closes the progress file. */

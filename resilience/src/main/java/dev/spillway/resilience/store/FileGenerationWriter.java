@@ -3,6 +3,7 @@ package dev.spillway.resilience.store;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -98,7 +99,7 @@ final class FileGenerationWriter implements GenerationWriter
                 " failed to commit: " + e.getMessage(), e);
         }
         done = true;
-        Generations.syncDirectory(dir);
+        DurableFiles.syncDirectory(dir);
         store.committed(manifest);
         return bytesWritten;
     }

@@ -2,6 +2,7 @@ package dev.spillway.resilience.store;
 
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.BlockCorruptedException;
+import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -214,7 +215,7 @@ public final class GenerationFiles
             }
         }
         Generations.collect(dir, kept, referenced, warn);
-        Generations.syncDirectory(dir);
+        DurableFiles.syncDirectory(dir);
     }
 
     /**
@@ -250,13 +251,7 @@ public final class GenerationFiles
             }
         }
         Generations.collect(dir, kept, referenced, warn);
-        Generations.syncDirectory(dir);
-    }
-
-    /** Makes {@code dir}'s entries (creations, renames) durable where the file system allows it. */
-    public static void syncDirectory(final Path dir)
-    {
-        Generations.syncDirectory(dir);
+        DurableFiles.syncDirectory(dir);
     }
 
     private static Manifest read(final Path dir, final long generation) throws IOException

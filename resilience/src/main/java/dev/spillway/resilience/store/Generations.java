@@ -1,7 +1,5 @@
 package dev.spillway.resilience.store;
 
-import dev.spillway.io.DurableFiles;
-
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -126,12 +124,6 @@ final class Generations
     static void deleteAll(final Path dir, final Consumer<String> warn) throws IOException
     {
         collect(dir, Set.of(), Set.of(), warn);
-    }
-
-    /** Makes the directory's entries (creations, renames) durable; ignored where the file system refuses. */
-    static void syncDirectory(final Path dir)
-    {
-        DurableFiles.syncDirectory(dir);
     }
 
     static void delete(final Path file, final Consumer<String> warn)
