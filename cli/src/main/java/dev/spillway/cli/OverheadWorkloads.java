@@ -11,7 +11,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
 /**
- * The three timed workloads of {@code bench overhead}. Each engine run gets a fresh runtime, opened and closed outside
+ * The timed workloads of {@code bench overhead}. Each engine run gets a fresh runtime, opened and closed outside
  * the timed region; the ForkJoinPool lives for the whole benchmark so its threads are warm like the engine's.
  */
 final class OverheadWorkloads implements AutoCloseable
@@ -38,8 +38,13 @@ final class OverheadWorkloads implements AutoCloseable
 
     private Spillway open()
     {
+        return open(true);
+    }
+
+    private Spillway open(final boolean handOvers)
+    {
         return Spillway.builder().workers(workers).dramBudget(DRAM_BUDGET).store(StoreKind.DIRECT).storeDir(spillDir)
-            .policy("a,s,d").build();
+            .policy("a,s,d").handOvers(handOvers).build();
     }
 
     /** @return nanoseconds to submit {@code n} tasks without data and await them all. */
@@ -79,6 +84,42 @@ final class OverheadWorkloads implements AutoCloseable
                     (i == 0 ? task.write(d) : task.readWrite(d)).submit(EMPTY_BODY);
                 }
             }
+            sw.awaitAll();
+            return System.nanoTime() - start;
+        }
+    }
+
+    /**
+     * @return nanoseconds from {@code resume()} to the end of one chain of {@code length} tasks, each a READ_WRITE of
+     *         one object after the first (a WRITE), submitted while admission was paused: the chain's critical path,
+     *         without the cost of submitting it. A task without data, submitted last and awaited before the clock
+     *         starts, shows that the IO thread has taken in every submission (it takes them in order).
+     */
+    long chainLatency(final int length)
+    {
+        return chainLatency(length, true);
+    }
+
+    /** @return as {@link #chainLatency(int)}, with hand-overs off: every link goes through the IO thread. */
+    long chainLatencyWithoutHandOvers(final int length)
+    {
+        return chainLatency(length, false);
+    }
+
+    private long chainLatency(final int length, final boolean handOvers)
+    {
+        try (Spillway sw = open(handOvers))
+        {
+            final Data d = sw.data("chain", CHAIN_OBJECT_BYTES);
+            sw.pause();
+            for (int i = 0; i < length; i++)
+            {
+                final TaskBuilder task = sw.task("link");
+                (i == 0 ? task.write(d) : task.readWrite(d)).submit(EMPTY_BODY);
+            }
+            sw.task("all submissions taken in").submit(EMPTY_BODY).join();
+            final long start = System.nanoTime();
+            sw.resume();
             sw.awaitAll();
             return System.nanoTime() - start;
         }

@@ -21,6 +21,7 @@ import java.util.Map;
  * @param dirtyEvictions    evictions that wrote the object back first.
  * @param writeBehinds      background write-backs that kept the object in DRAM.
  * @param prefetches        look-ahead reads.
+ * @param handOvers         tasks handed straight to their predecessor's worker.
  * @param nvmeBytesRead     bytes read from the NVMe tier, the input generation included.
  * @param nvmeBytesWritten  bytes written to the NVMe tier.
  * @param nvmeBlocksRead    blocks read.
@@ -32,9 +33,9 @@ import java.util.Map;
  * @param workerWaitingForDataMs the workers' time with a task ready but its data not resident, summed.
  */
 record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long cleanEvictions, long dirtyEvictions,
-    long writeBehinds, long prefetches, long nvmeBytesRead, long nvmeBytesWritten, long nvmeBlocksRead,
-    long nvmeBlocksWritten, long nvmeWriteFailures, long dramPeakBytes, long dramBudgetBytes, long workerBusyMs,
-    long workerWaitingForDataMs)
+    long writeBehinds, long prefetches, long handOvers, long nvmeBytesRead, long nvmeBytesWritten,
+    long nvmeBlocksRead, long nvmeBlocksWritten, long nvmeWriteFailures, long dramPeakBytes, long dramBudgetBytes,
+    long workerBusyMs, long workerWaitingForDataMs)
 {
     private static final ObjectMapper SNAKE = new ObjectMapper()
         .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
@@ -42,8 +43,8 @@ record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long c
     static RunStats of(final SpillwayStats s)
     {
         return new RunStats(s.tasksCompleted(), s.tasksFailed(), s.hits(), s.misses(), s.cleanEvictions(),
-            s.dirtyEvictions(), s.writeBehinds(), s.prefetches(), s.nvmBytesRead(), s.nvmBytesWritten(), s.nvmReads(),
-            s.nvmWrites(), s.nvmWriteFailures(), s.dramPeak(), s.dramBudget(),
+            s.dirtyEvictions(), s.writeBehinds(), s.prefetches(), s.handOvers(), s.nvmBytesRead(),
+            s.nvmBytesWritten(), s.nvmReads(), s.nvmWrites(), s.nvmWriteFailures(), s.dramPeak(), s.dramBudget(),
             Arrays.stream(s.workerBusyNanos()).sum() / 1_000_000,
             Arrays.stream(s.workerWaitingForDataNanos()).sum() / 1_000_000);
     }
@@ -63,11 +64,11 @@ record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long c
     {
         return String.format("tasks %d done (generation %d, compute %d, verification %d), %d failed | %s: read %s " +
                 "(%d blocks), wrote %s (%d blocks, %d failed) | hits %d, misses %d, evictions %d clean + %d dirty, " +
-                "write-behind %d, prefetch %d | DRAM peak %s of %s | busy %s ms, waiting for data %s ms",
+                "write-behind %d, prefetch %d, handed over %d | DRAM peak %s of %s | busy %s ms, waiting for data %s ms",
             s.tasksCompleted(), done.generation(), done.compute(), done.verification(), s.tasksFailed(), s.store(),
             ByteUnits.format(s.nvmBytesRead()), s.nvmReads(), ByteUnits.format(s.nvmBytesWritten()), s.nvmWrites(),
             s.nvmWriteFailures(), s.hits(), s.misses(), s.cleanEvictions(), s.dirtyEvictions(), s.writeBehinds(),
-            s.prefetches(), ByteUnits.format(s.dramPeak()), ByteUnits.format(s.dramBudget()),
+            s.prefetches(), s.handOvers(), ByteUnits.format(s.dramPeak()), ByteUnits.format(s.dramBudget()),
             millis(s.workerBusyNanos()), millis(s.workerWaitingForDataNanos()));
     }
 

@@ -37,7 +37,7 @@ class RunSummaryTest
     @Test
     void theStatsLineSplitsTheTasksDoneByPhase()
     {
-        final SpillwayStats s = new SpillwayStats("direct", 3L << 30, 1L << 30, 30, 10, 0, 500, 30, 4, 6, 2, 9, 0,
+        final SpillwayStats s = new SpillwayStats("direct", 3L << 30, 1L << 30, 30, 10, 0, 500, 30, 4, 6, 2, 9, 0, 0,
             384, 0, 8L << 20, 6L << 20, new long[] {1_000_000_000L}, new long[] {0}, new long[] {2_000_000L}, 0, 0,
             0, 0);
         final String line = RunStats.line(s, new PhaseTasks(90, 204, 90));

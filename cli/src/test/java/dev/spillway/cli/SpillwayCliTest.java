@@ -46,13 +46,13 @@ class SpillwayCliTest
             err::toString);
         final JsonNode r = new ObjectMapper().readTree(json.toFile());
         for (final String key : new String[] {"engine_ns_per_task", "chain_ns_per_task", "forkjoin_ns_per_task",
-            "tasks", "workers"})
+            "chain_latency_ns_per_link", "tasks", "workers"})
         {
             assertPositive(r, key);
         }
         assertEquals(20000, r.get("tasks").asInt());
         assertEquals(2, r.get("workers").asInt());
-        assertTrue(out.toString().contains("verdict:"), out::toString);
+        assertTrue(out.toString().contains("verdict:") && out.toString().contains("chain latency"), out::toString);
     }
 
     @Test

@@ -221,6 +221,11 @@ final class Admission
             admit(t);
             n++;
         }
+        if (pending.size() == staleInPending)
+        {
+            // Nothing waits, so no arrival is a candidate: drop them rather than keep finished tasks reachable.
+            arrivedResident.clear();
+        }
         if (n > 0)
         {
             lookAheadDue = true;
@@ -419,6 +424,22 @@ final class Admission
 
     private void admit(final TaskRecord t)
     {
+        reserve(t);
+        agent.admitted(t);
+    }
+
+    /**
+     * Admits {@code t}, whose objects another admitted task holds in DRAM ({@link HandOvers}): it takes references
+     * and needs no transfer. The caller makes it ready.
+     */
+    void admitHeld(final TaskRecord t)
+    {
+        reserve(t);
+    }
+
+    /** Takes DRAM and a reference for each of {@code t}'s objects, and queues the transfers it needs. */
+    private void reserve(final TaskRecord t)
+    {
         t.admitted = true;
         if (checkpointer != null)
         {
@@ -460,7 +481,6 @@ final class Admission
                 }
             }
         }
-        agent.admitted(t);
     }
 
     private static void await(final TaskRecord t, final DataObject o)

@@ -137,7 +137,7 @@ public final class Engine
             new TraceSamples(counters, pool, stagingBytes);
         trace = samples == null ? null : new Trace(samples, rows);
 
-        agent = new IoAgent(this, poller, ready, live, counters, samples);
+        agent = new IoAgent(this, poller, ready, live, counters, samples, config);
         quiescence = new Quiescence(() -> finished(agent, workers));
         waits = new WaitReports(agent, live, budget, config.ioOrder(), n, quiescence,
             this::checkpointWait, failures::describe);

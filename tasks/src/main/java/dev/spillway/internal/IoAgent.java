@@ -1,6 +1,7 @@
 package dev.spillway.internal;
 
 import com.lmax.disruptor.EventPoller;
+import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskFailedException;
 import dev.spillway.spi.AsyncTaskBody;
 
@@ -23,6 +24,7 @@ final class IoAgent implements Agent
     private final LiveTasks live;
     private final Dependencies deps = new Dependencies();
     private final TaskCompletion completion;
+    private final HandOvers handOvers;
     /** Null unless tracing. */
     private final TraceSamples samples;
     private Admission admission;
@@ -33,7 +35,7 @@ final class IoAgent implements Agent
     private volatile boolean paused;
 
     IoAgent(final Engine engine, final EventPoller<EngineEvent> poller, final ReadyQueues ready, final LiveTasks live,
-        final Counters counters, final TraceSamples samples)
+        final Counters counters, final TraceSamples samples, final SpillwayConfig config)
     {
         this.samples = samples;
         this.engine = engine;
@@ -41,6 +43,7 @@ final class IoAgent implements Agent
         this.ready = ready;
         this.live = live;
         this.completion = new TaskCompletion(live, counters, ready, deps);
+        this.handOvers = new HandOvers(counters, config.sharedReadyQueue(), config.handOvers());
     }
 
     void wire(final Admission admission, final Transfers transfers, final Checkpointer checkpointer)
@@ -49,6 +52,7 @@ final class IoAgent implements Agent
         this.transfers = transfers;
         this.checkpointer = checkpointer;
         completion.wire(admission, checkpointer);
+        handOvers.wire(admission, completion, checkpointer != null);
     }
 
     /** @return tasks finished through the IO thread (any thread may ask). */
@@ -192,6 +196,7 @@ final class IoAgent implements Agent
         if (t.refs.length > 0 && !discard)
         {
             admission.submitted(t);
+            handOvers.submitted(t, paused);
         }
     }
 
@@ -213,6 +218,11 @@ final class IoAgent implements Agent
         while ((t = deps.pollMet()) != null)
         {
             n++;
+            if (t.handedOverBy != null)
+            {
+                routeHandedOver(t);
+                continue;
+            }
             if (t.status() != TaskStatus.BLOCKED)
             {
                 continue;
@@ -244,6 +254,24 @@ final class IoAgent implements Agent
             }
         }
         return n;
+    }
+
+    /**
+     * The predecessor of {@code t}, handed over to its worker, has ended: the worker runs {@code t} (its own successor
+     * may follow it), or, if it did not claim it, {@code t} is routed as an admitted task whose data is resident.
+     */
+    private void routeHandedOver(final TaskRecord t)
+    {
+        final boolean claimed = !t.handedOverBy.takeBack(t);
+        t.handedOverBy = null;
+        if (claimed)
+        {
+            handOvers.from(t, paused);
+        }
+        else if (!completion.failIfPoisoned(t))
+        {
+            makeReady(t);
+        }
     }
 
     /** Holds an asynchronous task out of admission, so it takes no DRAM, until its gate opens. */
@@ -316,6 +344,7 @@ final class IoAgent implements Agent
             return;
         }
         t.status(TaskStatus.READY);
+        handOvers.from(t, paused);
         ready.offer(t);
     }
 

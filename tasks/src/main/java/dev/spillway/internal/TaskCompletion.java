@@ -81,11 +81,12 @@ final class TaskCompletion
     /**
      * An asynchronous task (a transfer to or from another rank, an acquire) finishes when something outside acts, so
      * it never fills the admission window: else two ranks whose windows hold only sends to each other could wait
-     * forever for each other's receives. Checkpoint saves have a lane of their own ({@link Admission}).
+     * forever for each other's receives. Checkpoint saves have a lane of their own ({@link Admission}); a task handed
+     * over took no DRAM ({@link HandOvers}).
      */
     private static boolean countsInWindow(final TaskRecord t)
     {
-        return !(t.body instanceof AsyncTaskBody) && !t.saveTask();
+        return !(t.body instanceof AsyncTaskBody) && !t.saveTask() && !t.admittedByHandOver;
     }
 
     /** A save admitted when its object was not resident: it holds the save lane until written. */
@@ -339,6 +340,11 @@ final class TaskCompletion
             final TaskStatus s = t.status();
             if (s == TaskStatus.BLOCKED || s == TaskStatus.GATED || s == TaskStatus.PENDING || s == TaskStatus.FETCHING)
             {
+                cancel(t);
+            }
+            else if (t.handedOverBy != null && t.handedOverBy.takeBack(t))
+            {
+                t.handedOverBy = null;
                 cancel(t);
             }
         }

@@ -20,12 +20,16 @@ import java.util.concurrent.TimeUnit;
 final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Excluded
 {
     private static final VarHandle STATUS;
+    private static final VarHandle HAND_OVER;
+    /** {@link #handOver}'s value once the worker took the successor. */
+    private static final Object CLAIMED = new Object();
 
     static
     {
         try
         {
             STATUS = MethodHandles.lookup().findVarHandle(TaskRecord.class, "status", TaskStatus.class);
+            HAND_OVER = MethodHandles.lookup().findVarHandle(TaskRecord.class, "handOver", Object.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -62,8 +66,14 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     long prefixHash;
     TaskRecord livePrev;
     TaskRecord liveNext;
+    /** IO thread (racy reads in wait reports): the task whose worker runs this one next ({@link HandOvers}). */
+    TaskRecord handedOverBy;
+    /** Admitted by a hand-over, on objects its predecessor held: it took no DRAM, so no admission window counts it. */
+    boolean admittedByHandOver;
 
     private volatile TaskStatus status = TaskStatus.BLOCKED;
+    /** Null, the successor handed to the worker that runs this task, or {@link #CLAIMED}. */
+    private volatile Object handOver;
     private volatile boolean awaited;
     private volatile CompletableFuture<Void> future;
     private Throwable failure;
@@ -97,6 +107,37 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
     boolean casStatus(final TaskStatus expected, final TaskStatus next)
     {
         return STATUS.compareAndSet(this, expected, next);
+    }
+
+    /** IO thread: the successor handed over and not yet claimed, or null. */
+    TaskRecord handedOverTask()
+    {
+        return handOver instanceof TaskRecord s ? s : null;
+    }
+
+    /** IO thread: whether nothing was handed over to this task's worker. */
+    boolean nothingHandedOver()
+    {
+        return handOver == null;
+    }
+
+    /** IO thread: hands {@code next}, admitted and ready, to the worker that runs this task, to run when it ends. */
+    void handOver(final TaskRecord next)
+    {
+        HAND_OVER.setRelease(this, next);
+    }
+
+    /** Worker, after this task's body returned normally: the successor handed over, now its to run, or null. */
+    TaskRecord claimHandOver()
+    {
+        final Object next = handOver;
+        return next instanceof TaskRecord s && HAND_OVER.compareAndSet(this, s, CLAIMED) ? s : null;
+    }
+
+    /** IO thread: takes back {@code next} if the worker did not claim it; whoever wins the race routes it. */
+    boolean takeBack(final TaskRecord next)
+    {
+        return HAND_OVER.compareAndSet(this, next, null);
     }
 
     /** Worker, before claiming the task: for {@link #waitReason()} only, published by the claim. */

@@ -50,7 +50,7 @@ final class Totals
         final Histogram io = c.ioHistogram();
         return new SpillwayStats(storeName, c.bytesRead, c.bytesWritten, c.reads, c.writes, c.writeFailures,
             c.hits, c.misses,
-            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, agent.transfersQueued(), completed,
+            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, c.handOvers, agent.transfersQueued(), completed,
             failed, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
             run.getValueAtPercentile(50), run.getValueAtPercentile(99), io.getValueAtPercentile(50),
             io.getValueAtPercentile(99));

@@ -69,7 +69,7 @@ final class WaitReports
                     " task(s) in the " + order.letter() + " admission queue" + window();
             case FETCHING -> "waiting for data: " + inFlight(t) + "; " + agent.transfersQueued() +
                 " transfer(s) queued";
-            case READY -> "ready, waiting for a free worker (" + workers + " workers)";
+            case READY -> ready(t);
             case RUNNING -> t.body instanceof AsyncTaskBody async ? "started on worker " + t.worker() + " " +
                 (System.nanoTime() - t.startedNanos()) / 1_000_000 + " ms ago, waiting for " + async.runningReason() :
                 "running on worker " + t.worker() + " for " + (System.nanoTime() - t.startedNanos()) / 1_000_000 +
@@ -77,6 +77,13 @@ final class WaitReports
             case DONE -> "done";
             case FAILED, CANCELLED -> s.name().toLowerCase() + ": " + t.failure().getMessage();
         };
+    }
+
+    private String ready(final TaskRecord t)
+    {
+        final TaskRecord by = t.handedOverBy;
+        return by != null ? "ready, to run next on the worker that runs '" + by.name + "'" :
+            "ready, waiting for a free worker (" + workers + " workers)";
     }
 
     /** @return that the window is full, which holds the queue's head if it must evict, or "". */

@@ -37,6 +37,8 @@ final class Worker implements Agent
     private boolean finishedSinceIdle;
     /** The task whose body runs on this worker now, or null; read by its own thread only. */
     private TaskRecord running;
+    /** A successor claimed from the task that ran last, to run next ({@link HandOvers}), or null. */
+    private TaskRecord next;
 
     Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue,
         final WakeableIdleStrategy idle, final boolean pin)
@@ -69,7 +71,8 @@ final class Worker implements Agent
     @Override
     public int doWork()
     {
-        final TaskRecord t = queue.relaxedPoll();
+        final TaskRecord t = next != null ? next : queue.relaxedPoll();
+        next = null;
         if (t == null)
         {
             if (finishedSinceIdle)
@@ -136,6 +139,7 @@ final class Worker implements Agent
         }
         else
         {
+            next = error == null ? t.claimHandOver() : null;
             engine.publish(EngineEvent.Kind.DONE, t, error);
         }
         return 1;
