@@ -243,9 +243,10 @@ public final class Spillway implements TaskRuntime
     }
 
     /**
-     * Cancels every task submitted so far that has not started; tasks running finish. The runtime stays open:
-     * {@link #awaitAll()} reports the cancelled tasks, and later submissions run. A distributed runtime calls it when
-     * the job must restart, so a rank stops at once instead of running on to its first missing transfer.
+     * Cancels every task submitted so far that has not started; tasks running finish. The runtime stays open for
+     * {@link #awaitAll()}, which reports the cancelled tasks, and {@link #close()}, but tasks submitted later are
+     * cancelled too. A distributed runtime calls it when the job must restart, so a rank stops at once instead of
+     * running on to its first missing transfer.
      */
     public void cancelAll()
     {

@@ -31,7 +31,7 @@ public final class SpillwayConfig
     private boolean sharedReadyQueue = true;
     private boolean cleanFirst = true;
     private int prefetchDepth = Integer.getInteger("spillway.prefetchDepth", 16);
-    private boolean handOvers = !"false".equals(System.getProperty("spillway.handOvers"));
+    private boolean handOvers = Boolean.parseBoolean(System.getProperty("spillway.handOvers", "true"));
     private int admissionWindow = Integer.getInteger("spillway.admissionWindow", 2);
     private double cleanReserve = Double.parseDouble(System.getProperty("spillway.cleanReserve", "0.125"));
     private boolean pinWorkers = Boolean.getBoolean("spillway.pinWorkers");
@@ -200,8 +200,10 @@ public final class SpillwayConfig
     /**
      * Hand-overs: a successor that waits for nothing else and uses only objects its predecessor holds in DRAM (a
      * READ_WRITE chain on one object) is admitted while the predecessor is ready or runs, and handed to its worker,
-     * which runs it as soon as the predecessor ends, ahead of the ready queue and without a round trip through the
-     * IO thread. Up to 8 are handed over ahead of a task. Off while checkpoints run. Default on; property
+     * which runs it as soon as the predecessor's body returns, ahead of the ready queue and without a round trip
+     * through the IO thread. Up to 8 are handed over ahead of a task, and a worker takes 64 in a row before it lets
+     * the next one queue behind other ready tasks. The successor may start before the predecessor's handle reports it
+     * done. Never under IO order {@code f} (strict arrival order) or with checkpoints. Default on; property
      * {@code spillway.handOvers}.
      */
     public SpillwayConfig handOvers(final boolean on)

@@ -19,8 +19,8 @@ import java.util.Arrays;
  * @param dirtyEvictions            evictions that wrote the object back first.
  * @param writeBehinds              background write-backs that kept the object resident.
  * @param prefetches                look-ahead reads issued for tasks not yet runnable.
- * @param handOvers                 tasks handed straight to the worker of their predecessor, whose objects they use,
- *                                  to run as it ends, without a round trip through the IO thread.
+ * @param handOvers                 tasks a worker ran straight after their predecessor, whose objects they use, without
+ *                                  a round trip through the IO thread ({@link SpillwayConfig#handOvers}).
  * @param ioQueueLength             transfers queued for the IO thread now.
  * @param tasksCompleted            tasks that ran to completion.
  * @param tasksFailed               tasks that failed or were cancelled.
@@ -44,11 +44,13 @@ public record SpillwayStats(String store, long nvmBytesRead, long nvmBytesWritte
     public String toString()
     {
         return String.format("tasks %d done, %d failed | %s: read %s (%d blocks), wrote %s (%d blocks, %d failed) | " +
-                "hits %d, misses %d, evictions %d clean + %d dirty, write-behind %d, prefetch %d, handed over %d | " +
+                "hits %d, misses %d, evictions %d clean + %d dirty, write-behind %d, prefetch %d, handed over %d " +
+                "| " +
                 "DRAM peak %s of %s | busy %s ms, waiting for data %s ms",
             tasksCompleted, tasksFailed, store, ByteUnits.format(nvmBytesRead), nvmReads,
             ByteUnits.format(nvmBytesWritten), nvmWrites, nvmWriteFailures, hits, misses, cleanEvictions,
-            dirtyEvictions, writeBehinds, prefetches, handOvers, ByteUnits.format(dramPeak), ByteUnits.format(dramBudget),
+            dirtyEvictions, writeBehinds, prefetches, handOvers, ByteUnits.format(dramPeak),
+            ByteUnits.format(dramBudget),
             Arrays.toString(Arrays.stream(workerBusyNanos).map(n -> n / 1_000_000).toArray()),
             Arrays.toString(Arrays.stream(workerWaitingForDataNanos).map(n -> n / 1_000_000).toArray()));
     }

@@ -27,8 +27,8 @@ import java.util.function.IntToLongFunction;
         "Runs one warm-up round, then --reps rounds of: N empty tasks through the engine; W chains of tasks that " +
             "each READ_WRITE their chain's 64-byte object; N empty Runnables on ForkJoinPool(W); one chain of " +
             "--chain-tasks tasks submitted while admission is paused, timed from resume() to its end (the " +
-            "latency of a dependent task), with hand-overs and without. Reports the median and min ns/task. Targets: engine <= 1000 ns/task " +
-            "and <= 2x ForkJoinPool; chain latency <= 1000 ns per link."})
+            "latency of a dependent task), with hand-overs and without. Reports the median and min ns/task. " +
+            "Targets: engine <= 1000 ns/task and <= 2x ForkJoinPool; chain latency <= 1000 ns per link."})
 final class OverheadBench implements Callable<Integer>
 {
     private static final int KINDS = 5;
@@ -128,8 +128,8 @@ final class OverheadBench implements Callable<Integer>
                 "%.0fx): %s%n", r.engineNsPerTask(), TARGET_NS, pass(r.engineNsPerTask() <= TARGET_NS), ratio,
             TARGET_RATIO, pass(ratio <= TARGET_RATIO));
         out.printf("verdict: chain latency %.0f ns per link (target <= %.0f): %s; without hand-overs %.0f ns " +
-                "(%.2fx)%n", r.chainLatencyNsPerLink(), TARGET_LINK_NS, pass(r.chainLatencyNsPerLink() <= TARGET_LINK_NS),
-            r.chainLatencyWithoutHandOversNsPerLink(),
+                "(%.2fx)%n", r.chainLatencyNsPerLink(), TARGET_LINK_NS,
+            pass(r.chainLatencyNsPerLink() <= TARGET_LINK_NS), r.chainLatencyWithoutHandOversNsPerLink(),
             r.chainLatencyWithoutHandOversNsPerLink() / r.chainLatencyNsPerLink());
         out.flush();
     }

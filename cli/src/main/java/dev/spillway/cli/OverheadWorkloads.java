@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import dev.spillway.Data;
 import dev.spillway.Spillway;
+import dev.spillway.SpillwayConfig;
 import dev.spillway.TaskBody;
 import dev.spillway.TaskBuilder;
 import dev.spillway.io.StoreKind;
@@ -38,13 +39,13 @@ final class OverheadWorkloads implements AutoCloseable
 
     private Spillway open()
     {
-        return open(true);
+        return config().build();
     }
 
-    private Spillway open(final boolean handOvers)
+    private SpillwayConfig config()
     {
         return Spillway.builder().workers(workers).dramBudget(DRAM_BUDGET).store(StoreKind.DIRECT).storeDir(spillDir)
-            .policy("a,s,d").handOvers(handOvers).build();
+            .policy("a,s,d");
     }
 
     /** @return nanoseconds to submit {@code n} tasks without data and await them all. */
@@ -108,7 +109,7 @@ final class OverheadWorkloads implements AutoCloseable
 
     private long chainLatency(final int length, final boolean handOvers)
     {
-        try (Spillway sw = open(handOvers))
+        try (Spillway sw = config().handOvers(handOvers).build())
         {
             final Data d = sw.data("chain", CHAIN_OBJECT_BYTES);
             sw.pause();

@@ -64,7 +64,8 @@ record RunStats(long tasksDone, long tasksFailed, long hits, long misses, long c
     {
         return String.format("tasks %d done (generation %d, compute %d, verification %d), %d failed | %s: read %s " +
                 "(%d blocks), wrote %s (%d blocks, %d failed) | hits %d, misses %d, evictions %d clean + %d dirty, " +
-                "write-behind %d, prefetch %d, handed over %d | DRAM peak %s of %s | busy %s ms, waiting for data %s ms",
+                "write-behind %d, prefetch %d, handed over %d | DRAM peak %s of %s | busy %s ms, waiting for data %s " +
+                "ms",
             s.tasksCompleted(), done.generation(), done.compute(), done.verification(), s.tasksFailed(), s.store(),
             ByteUnits.format(s.nvmBytesRead()), s.nvmReads(), ByteUnits.format(s.nvmBytesWritten()), s.nvmWrites(),
             s.nvmWriteFailures(), s.hits(), s.misses(), s.cleanEvictions(), s.dirtyEvictions(), s.writeBehinds(),

@@ -25,8 +25,6 @@ final class Counters
     volatile long dirtyEvictions;
     volatile long writeBehinds;
     volatile long prefetches;
-    /** Successors handed to their predecessor's worker ({@link HandOvers}). */
-    volatile long handOvers;
     /** The budget charge of resident pinned objects. */
     volatile long pinnedCharge;
     volatile long completed;

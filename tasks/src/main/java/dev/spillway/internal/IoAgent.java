@@ -43,7 +43,7 @@ final class IoAgent implements Agent
         this.ready = ready;
         this.live = live;
         this.completion = new TaskCompletion(live, counters, ready, deps);
-        this.handOvers = new HandOvers(counters, config.sharedReadyQueue(), config.handOvers());
+        this.handOvers = new HandOvers(config);
     }
 
     void wire(final Admission admission, final Transfers transfers, final Checkpointer checkpointer)

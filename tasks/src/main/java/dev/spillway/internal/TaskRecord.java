@@ -127,7 +127,7 @@ final class TaskRecord implements TaskHandle, FutureUse, ResidentObjects.Exclude
         HAND_OVER.setRelease(this, next);
     }
 
-    /** Worker, after this task's body returned normally: the successor handed over, now its to run, or null. */
+    /** Worker, after this task's body returned normally: the successor handed over, now the worker's, or null. */
     TaskRecord claimHandOver()
     {
         final Object next = handOver;

@@ -41,16 +41,19 @@ final class Totals
         final Counters c = counters;
         long completed = c.completed;
         long failed = c.failed + c.cancelled;
+        long handOvers = 0;
         for (final Worker w : workers)
         {
             completed += w.completed.get();
             failed += w.failed.get();
+            handOvers += w.handOvers.get();
         }
         final Histogram run = c.taskRunHistogram(workers);
         final Histogram io = c.ioHistogram();
         return new SpillwayStats(storeName, c.bytesRead, c.bytesWritten, c.reads, c.writes, c.writeFailures,
             c.hits, c.misses,
-            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, c.handOvers, agent.transfersQueued(), completed,
+            c.cleanEvictions, c.dirtyEvictions, c.writeBehinds, c.prefetches, handOvers,
+            agent.transfersQueued(), completed,
             failed, budget.capacity(), budget.peakPhysical(), busy, idleNs, waiting,
             run.getValueAtPercentile(50), run.getValueAtPercentile(99), io.getValueAtPercentile(50),
             io.getValueAtPercentile(99));

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Worker implements Agent
 {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+    /** Hand-overs a worker takes in a row before it lets the next one queue behind what is ready. */
+    static final int CLAIMS_IN_A_ROW = 64;
 
     private final Engine engine;
     private final int index;
@@ -32,6 +34,8 @@ final class Worker implements Agent
     final AtomicLong busyNanos = new AtomicLong();
     final AtomicLong idleNanos = new AtomicLong();
     final AtomicLong waitingNanos = new AtomicLong();
+    /** Successors claimed from the task before them ({@link HandOvers}). */
+    final AtomicLong handOvers = new AtomicLong();
     private long idleSince;
     private boolean waitingForData;
     private boolean finishedSinceIdle;
@@ -39,6 +43,8 @@ final class Worker implements Agent
     private TaskRecord running;
     /** A successor claimed from the task that ran last, to run next ({@link HandOvers}), or null. */
     private TaskRecord next;
+    /** Successors claimed in a row; past {@link #CLAIMS_IN_A_ROW} the next goes through the ready queue. */
+    private int claimed;
 
     Worker(final Engine engine, final int index, final MessagePassingQueue<TaskRecord> queue,
         final WakeableIdleStrategy idle, final boolean pin)
@@ -72,6 +78,7 @@ final class Worker implements Agent
     public int doWork()
     {
         final TaskRecord t = next != null ? next : queue.relaxedPoll();
+        claimed = next != null ? claimed : 0;
         next = null;
         if (t == null)
         {
@@ -139,7 +146,12 @@ final class Worker implements Agent
         }
         else
         {
-            next = error == null ? t.claimHandOver() : null;
+            next = error == null && claimed < CLAIMS_IN_A_ROW ? t.claimHandOver() : null;
+            if (next != null)
+            {
+                claimed++;
+                Counters.add(handOvers, 1);
+            }
             engine.publish(EngineEvent.Kind.DONE, t, error);
         }
         return 1;
