@@ -11,13 +11,14 @@ import java.util.function.IntToLongFunction;
  * charged as the runtime charges it ({@code Spillway.dramCharge}: whole pages, alignment slack), so a run this check
  * passes is never refused by the engine for want of DRAM. It runs once the runtime is built, before any task.
  *
- * @param kernel the kernel.
- * @param dram   the {@code --dram} value.
- * @param share  the data a percentage refers to: all of it, or a rank's share.
- * @param budget the budget {@code dram} gave.
- * @param ranks  ranks of the run (1 alone).
+ * @param kernel   the kernel.
+ * @param dram     the {@code --dram} value.
+ * @param share    the data a percentage refers to: all of it, or a rank's share.
+ * @param budget   the engine's budget: what {@code dram} gave, less {@code reserved}.
+ * @param ranks    ranks of the run (1 alone).
+ * @param reserved DRAM the run holds outside the engine and charges to the budget (the buddy copy's buffers).
  */
-record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int ranks)
+record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int ranks, long reserved)
 {
     /** Below this, suggestions are in KiB; above, in MiB. */
     private static final long KIB_SUGGESTIONS_BELOW = 64L << 20;
@@ -38,10 +39,11 @@ record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int rank
             ": " + ByteUnits.format(need.task()) + " for its largest task (" + f.largestTask().size() +
                 " objects) plus " + ByteUnits.format(need.pinned()) + " of pinned data";
         return String.format("--dram %s%s is too small: %s needs %s of DRAM%s%s, as the runtime charges them (each " +
-                "object rounded up to whole pages); use %s or more%s",
-            dram, Double.isNaN(dram.percent()) ? "" : " (" + ByteUnits.format(budget) + ")", kernel.name(),
+                "object rounded up to whole pages)%s; use %s or more%s",
+            dram, Double.isNaN(dram.percent()) ? "" : " (" + ByteUnits.format(budget + reserved) + ")", kernel.name(),
             ByteUnits.atLeast(need.total()),
-            ranks > 1 ? " on a rank" : "", parts, suggestion(need.total()),
+            ranks > 1 ? " on a rank" : "", parts, reserved == 0 ? "" : ", plus " + ByteUnits.format(reserved) +
+                " for the buddy copy's buffers", suggestion(need.total() + reserved),
             kernel.name().equals("stencil") ? "" : " (or a smaller --tile)");
     }
 
@@ -51,7 +53,7 @@ record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int rank
      */
     long need(final IntToLongFunction charge)
     {
-        return kernel.footprint().dramNeed(charge, ranks).total();
+        return kernel.footprint().dramNeed(charge, ranks).total() + reserved;
     }
 
     /** @return {@code --dram} values that give at least {@code need}: a percentage if one was given, and bytes. */

@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -181,7 +182,7 @@ final class LaunchedJob
         while (true)
         {
             boolean running = false;
-            for (int r = 0; r < ranks; r++)
+            for (final int r : byExit())
             {
                 final Process p;
                 synchronized (processes)
@@ -227,6 +228,35 @@ final class LaunchedJob
             }
             Thread.sleep(50);
         }
+    }
+
+    /**
+     * @return the ranks, those that exited first in the order they did, then the rest by index: a rank lost first is
+     *         started again first, so incarnations follow the losses whichever rank the poll reaches first.
+     */
+    private List<Integer> byExit()
+    {
+        final long[] exited = new long[ranks];
+        final List<Integer> order = new ArrayList<>(ranks);
+        for (int r = 0; r < ranks; r++)
+        {
+            final Process p;
+            synchronized (processes)
+            {
+                p = processes.get(r);
+            }
+            exited[r] = p.isAlive() ? Long.MAX_VALUE : exitedAt(r);
+            order.add(r);
+        }
+        order.sort(Comparator.comparingLong(r -> exited[r]));
+        return order;
+    }
+
+    /** @return when rank {@code r}, which is no longer alive, exited (its exit callback has run once this returns). */
+    private long exitedAt(final int r)
+    {
+        exits.get(r).join();
+        return exitMillis.get(r);
     }
 
     /**

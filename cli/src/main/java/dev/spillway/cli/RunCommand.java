@@ -3,6 +3,11 @@ package dev.spillway.cli;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.SpillwayStats;
+import dev.spillway.checkpoint.CheckpointMode;
+import dev.spillway.checkpoint.CheckpointReport;
+import dev.spillway.cli.report.RunFacts;
+import dev.spillway.cli.report.UtilisationReport;
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.StoreKind;
 import dev.spillway.kernels.Kernel;
 import dev.spillway.kernels.RunResult;
@@ -10,25 +15,21 @@ import dev.spillway.kernels.blas.Blas;
 import dev.spillway.kernels.blas.BlasCeiling;
 import dev.spillway.kernels.graph.EngineGraph;
 import dev.spillway.memory.ByteUnits;
+import dev.spillway.ranks.GlobalCheckpoints;
+import dev.spillway.ranks.RankProtocol;
+import dev.spillway.ranks.RestartNeededException;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportConfig;
 import dev.spillway.rdma.TransportException;
-import dev.spillway.cli.report.RunFacts;
-import dev.spillway.cli.report.UtilisationReport;
-import dev.spillway.memory.ByteUnits;
+import dev.spillway.resilience.Checkpoints;
+import dev.spillway.resilience.buddy.BuddyCheckpoints;
+import dev.spillway.resilience.interval.MtbfEstimator;
+import dev.spillway.resilience.p2f.EpochPlan;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import dev.spillway.checkpoint.CheckpointMode;
-import dev.spillway.checkpoint.CheckpointReport;
-import dev.spillway.ranks.GlobalCheckpoints;
-import dev.spillway.ranks.RankProtocol;
-import dev.spillway.ranks.RestartNeededException;
-import dev.spillway.resilience.Checkpoints;
-import dev.spillway.resilience.p2f.EpochPlan;
-import dev.spillway.resilience.interval.MtbfEstimator;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -289,7 +290,8 @@ final class RunCommand implements Callable<Integer>
     {
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
-        final long budget = dram.of(probe.dataBytes() / ranks);
+        final long reserved = reserved(transport);
+        final long budget = Math.max(dram.of(probe.dataBytes() / ranks) - reserved, DirectIo.ALIGNMENT);
         final Kernel kernel = problem.create(kernelKey, blas.blas(), orderBudget(budget, transport == null), w,
             ranks);
         final SpillArea area = checks.spillArea(dir);
@@ -300,7 +302,7 @@ final class RunCommand implements Callable<Integer>
             final int[] logs = p2f ? P2fRun.capturedBytes(kernel, ranks, rank, p2fPlan(ranks), p2fLogAll) : new int[0];
             final DiskCheck disk = DiskCheck.of(store, base, kernel.footprint(), ranks, logs);
             checks.require(disk.problem(Files.getFileStore(base).getUsableSpace()));
-            return call(kernelKey, w, letters, blas, kernel, budget, transport, area, disk, raw);
+            return call(kernelKey, w, letters, blas, kernel, budget, reserved, transport, area, disk, raw);
         }
         finally
         {
@@ -309,15 +311,15 @@ final class RunCommand implements Callable<Integer>
     }
 
     private Integer call(final String kernelKey, final int w, final String letters, final Blas.Choice blas,
-        final Kernel kernel, final long budget, final Transport transport, final SpillArea area, final DiskCheck disk,
-        final RunFacts.DiskRates raw) throws Exception
+        final Kernel kernel, final long budget, final long reserved, final Transport transport, final SpillArea area,
+        final DiskCheck disk, final RunFacts.DiskRates raw) throws Exception
     {
         final int ranks = transport == null ? 1 : transport.size();
         final int rank = transport == null ? 0 : transport.rank();
         final Path base = disk.sizing().dir();
         final SpillwayConfig config = disk.apply(Spillway.builder().workers(w).dramBudget(budget).store(store)
             .storeDir(base).policy(letters));
-        final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks);
+        final DramCheck dramCheck = new DramCheck(kernel, dram, kernel.dataBytes() / ranks, budget, ranks, reserved);
         GlobalCheckpoints global = null;
         if (checkpointDir != null && transport == null)
         {
@@ -340,6 +342,11 @@ final class RunCommand implements Callable<Integer>
             percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
             base, ByteUnits.format(disk.total()));
         System.err.println("spillway: BLAS " + blas.note());
+        if (reserved > 0)
+        {
+            System.err.println("spillway: the buddy copy's buffers take " + ByteUnits.format(reserved) + " of the " +
+                "rank's --dram budget; the DRAM above is what remains for data");
+        }
 
         final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);
         if (transport != null)
@@ -390,7 +397,7 @@ final class RunCommand implements Callable<Integer>
             err.flush();
             dram = new DramSize(raised, Double.NaN);
             return call(kernelKey, w, letters, blas, problem.create(kernelKey, blas.blas(),
-                orderBudget(raised, true), w, 1), raised, null, area, disk, raw);
+                orderBudget(raised, true), w, 1), raised, 0, null, area, disk, raw);
         }
         RunResult baselineResult = null;
         if (!"none".equals(baseline))
@@ -583,6 +590,12 @@ final class RunCommand implements Callable<Integer>
     private static String percent(final long budget, final long data)
     {
         return String.format("%.1f%% of the data", 100.0 * budget / data);
+    }
+
+    /** @return DRAM a rank holds outside the engine, charged to its budget: the buddy copy's buffers. */
+    private long reserved(final Transport transport)
+    {
+        return transport != null && "staged".equals(buddy) ? BuddyCheckpoints.DRAM_BYTES : 0;
     }
 
     /** Refuses a {@code --buddy} mode that cannot run here. */

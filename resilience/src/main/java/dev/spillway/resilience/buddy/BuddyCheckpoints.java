@@ -2,6 +2,7 @@ package dev.spillway.resilience.buddy;
 
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.io.DirectIo;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
 import dev.spillway.ranks.CommitCopy;
@@ -44,6 +45,13 @@ public final class BuddyCheckpoints implements CommitCopy
      * it: the newest global checkpoint and the two cuts a rank may commit after it while their copies are in flight.
      */
     public static final int KEPT = 3;
+    /**
+     * DRAM a rank holds for its copies while it runs, outside the engine: the messages in flight to its buddy and the
+     * receives posted for its partner, each a chunk and its fields, and the aligned staging buffer at each end. The
+     * run charges it to the rank's DRAM budget.
+     */
+    public static final long DRAM_BYTES = (long)(OutgoingFiles.IN_FLIGHT + BuddyKeeper.POSTED) *
+        (BuddyWire.CHUNK_BYTES + BuddyWire.FIELDS_BYTES) + 2L * (BuddyWire.CHUNK_BYTES + DirectIo.ALIGNMENT);
 
     private static final String COPY_PREFIX = CutsHeld.COPY_PREFIX;
 
