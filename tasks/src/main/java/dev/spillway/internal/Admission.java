@@ -429,16 +429,10 @@ final class Admission
     }
 
     /**
-     * Admits {@code t}, whose objects another admitted task holds in DRAM ({@link HandOvers}): it takes references
-     * and needs no transfer. The caller makes it ready.
+     * Takes DRAM and a reference for each of {@code t}'s objects, and queues the transfers it needs. A hand-over
+     * ({@link HandOvers}) calls it directly for a task whose objects are all resident, and makes the task ready itself.
      */
-    void admitHeld(final TaskRecord t)
-    {
-        reserve(t);
-    }
-
-    /** Takes DRAM and a reference for each of {@code t}'s objects, and queues the transfers it needs. */
-    private void reserve(final TaskRecord t)
+    void reserve(final TaskRecord t)
     {
         t.admitted = true;
         if (checkpointer != null)

@@ -104,7 +104,7 @@ final class HandOvers
     private void handOver(final TaskRecord s, final TaskRecord to)
     {
         s.admittedByHandOver = true;
-        admission.admitHeld(s);
+        admission.reserve(s);
         completion.admitted(s);
         completion.fetched();
         s.handedOverBy = to;
@@ -138,7 +138,7 @@ final class HandOvers
         }
         for (final DataRef r : s.refs)
         {
-            if (!holds(t, r) || r.object.residency() != Residency.IN_MEM)
+            if (!t.test(r.object) || r.object.residency() != Residency.IN_MEM)
             {
                 return false;
             }
@@ -149,17 +149,5 @@ final class HandOvers
     private static boolean synchronous(final TaskRecord t)
     {
         return !t.completesOnWorker && !(t.body instanceof AsyncTaskBody);
-    }
-
-    private static boolean holds(final TaskRecord t, final DataRef r)
-    {
-        for (final DataRef held : t.refs)
-        {
-            if (held == r)
-            {
-                return true;
-            }
-        }
-        return false;
     }
 }
