@@ -25,6 +25,18 @@ final class Checks
         }
     }
 
+    /** A put's or get's buffer and target, the messages built only on failure: puts of a few bytes are hot. */
+    static void oneSided(final String operation, final WindowHandle target, final ByteBuffer buffer, final int size)
+    {
+        if (!buffer.isDirect() || target.owner() < 0 || target.owner() >= size)
+        {
+            final String what = operation + (operation.equals("put") ? " to" : " from") + " window '" +
+                target.name() + "'";
+            direct(buffer, what);
+            rank(target.owner(), size, what);
+        }
+    }
+
     static void header(final Header header, final int self, final int incarnation)
     {
         if (header.rank() != Header.NO_RANK && header.rank() != self)

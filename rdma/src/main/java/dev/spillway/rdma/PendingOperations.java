@@ -80,6 +80,15 @@ final class PendingOperations
         pending.add(op);
     }
 
+    /** Tracks {@code op}, started on another thread, unless it ended already. */
+    void trackUnlessDone(final PendingOp<?> op)
+    {
+        if (!op.future.isDone())
+        {
+            pending.add(op);
+        }
+    }
+
     /** @return true when {@code op} was pending, and is no more. */
     boolean untrack(final PendingOp<?> op)
     {

@@ -1,20 +1,33 @@
 package dev.spillway.rdma;
 
-import org.agrona.collections.Long2ObjectHashMap;
-import org.openucx.jucx.UcxUtils;
+import org.agrona.BufferUtil;
+import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.StampedLock;
+import java.util.function.Supplier;
 
 /**
- * Puts into and gets from peers' windows, and the flushes that complete them, on the agent thread. Puts and gets
- * are implicit (no request each): a flush to a rank completes all of them, keeps their buffers reachable until
- * then, and reports the first error recorded since the previous flush (a lost owner, a handle of an owner's earlier
- * incarnation, a key that does not unpack). A lost owner's unpacked keys are released: they belong to its endpoint.
+ * Puts into and gets from peers' windows, and the flushes that complete them, issued on the caller's thread (the
+ * worker is thread-safe): a small put costs a UCX call, not a hand-off to the agent. Puts and gets are implicit (no
+ * request each): a flush to a rank completes all of them, keeps their buffers reachable until then, and reports the
+ * first error recorded since the previous flush (a lost owner, a handle of an owner's earlier incarnation, a key
+ * that does not unpack). A flush that UCX completes at once (shared memory) completes on the caller's thread too;
+ * one that does not is tracked by the agent for its deadline and peer loss.
+ *
+ * <p>Callers touch endpoints and unpacked keys only under a read lock, after checking that the owner is reachable.
+ * The agent changes them under the write lock ({@link #retire}, {@link #closing}, a rejoin), never from inside UCX
+ * progress: progress holds the worker's lock, which a caller's put under the read lock may be waiting for. Keys are
+ * unpacked on the agent, once per window and owner incarnation.
  */
 final class RemoteWindows
 {
@@ -22,84 +35,131 @@ final class RemoteWindows
     private final int rank;
     private final UcxPeers peers;
     private final PendingOperations pending;
-    private final Long2ObjectHashMap<UcpRemoteKey> remoteKeys = new Long2ObjectHashMap<>();
-    private final boolean[] dirty;
-    private final TransportException[] errors;
-    private final List<List<ByteBuffer>> inFlight = new ArrayList<>();
+    private final UcxAgent agent;
+    private final long timeoutMs;
+    private final StampedLock guard = new StampedLock();
+    private final Map<Long, UcpRemoteKey> remoteKeys = new ConcurrentHashMap<>();
+    private final AtomicReferenceArray<TransportException> errors;
+    private final List<InFlightBuffers> inFlight = new ArrayList<>();
 
-    RemoteWindows(final TransportConfig config, final UcxPeers peers, final PendingOperations pending)
+    RemoteWindows(final TransportConfig config, final UcxPeers peers, final PendingOperations pending,
+        final UcxAgent agent)
     {
         this.size = config.size();
         this.rank = config.rank();
         this.peers = peers;
         this.pending = pending;
-        this.dirty = new boolean[size];
-        this.errors = new TransportException[size];
+        this.agent = agent;
+        this.timeoutMs = config.operationTimeout().toMillis();
+        this.errors = new AtomicReferenceArray<>(size);
         for (int r = 0; r < size; r++)
         {
-            inFlight.add(new ArrayList<>());
+            inFlight.add(new InFlightBuffers());
         }
     }
 
+    // ---- on any thread ----
+
     void put(final WindowHandle target, final long offset, final ByteBuffer src)
     {
-        final int owner = target.owner();
-        final UcpRemoteKey key = remoteKey(target, "put");
-        if (key != null && src.remaining() > 0)
-        {
-            peers.endpoint(owner).putNonBlockingImplicit(UcxUtils.getAddress(src), src.remaining(),
-                target.address() + offset, key);
-            inFlight.get(owner).add(src);
-        }
-        dirty[owner] = true;
+        transfer(target, offset, src, true);
     }
 
     void get(final WindowHandle target, final long offset, final ByteBuffer dst)
     {
-        final int owner = target.owner();
-        final UcpRemoteKey key = remoteKey(target, "get");
-        if (key != null && dst.remaining() > 0)
-        {
-            peers.endpoint(owner).getNonBlockingImplicit(target.address() + offset, key, UcxUtils.getAddress(dst),
-                dst.remaining());
-            inFlight.get(owner).add(dst);
-        }
-        dirty[owner] = true;
+        transfer(target, offset, dst, false);
     }
 
-    /** @return the unpacked key of {@code target}, or null after recording why there is none. */
-    private UcpRemoteKey remoteKey(final WindowHandle target, final String operation)
+    private void transfer(final WindowHandle target, final long offset, final ByteBuffer buffer, final boolean put)
     {
         final int owner = target.owner();
-        final TransportException unreachable = peers.unreachable(owner, operation + " to window '" +
-            target.name() + "'");
-        final TransportException error = unreachable != null ? unreachable :
-            target.stale(operation, peers.incarnation(owner));
-        if (error != null)
+        final String operation = put ? "put" : "get";
+        while (true)
         {
-            recordError(owner, error);
-            return null;
-        }
-        final long id = keyId(owner, target.id());
-        UcpRemoteKey key = remoteKeys.get(id);
-        if (key == null)
-        {
-            final byte[] packed = target.remoteKey();
-            final ByteBuffer buffer = ByteBuffer.allocateDirect(packed.length);
-            buffer.put(packed).flip();
+            final long stamp = guard.readLock();
             try
             {
-                key = peers.endpoint(owner).unpackRemoteKey(buffer);
+                final TransportException refused = refusal(target, operation);
+                if (refused != null)
+                {
+                    recordError(owner, refused);
+                    return;
+                }
+                if (buffer.remaining() == 0)
+                {
+                    return;
+                }
+                final UcpRemoteKey key = remoteKeys.get(keyId(owner, target.id()));
+                if (key != null)
+                {
+                    issue(target, offset, buffer, put, key);
+                    return;
+                }
             }
-            catch (final RuntimeException ex)
+            finally
             {
-                recordError(owner, new TransportException(operation + " to window '" + target.name() +
-                    "' of rank " + owner + ": its remote key does not unpack: " + ex.getMessage(), ex));
-                return null;
+                guard.unlockRead(stamp);
             }
-            remoteKeys.put(id, key);
+            if (!(agent.onAgentThread() ? unpack(target, operation) : unpackOnAgent(target, operation)))
+            {
+                return;
+            }
         }
-        return key;
+    }
+
+    private boolean unpackOnAgent(final WindowHandle target, final String operation)
+    {
+        try
+        {
+            return agent.call(() -> unpack(target, operation)).get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final Exception ex)
+        {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            recordError(target.owner(), new TransportException(operation + " to window '" + target.name() +
+                "' of rank " + target.owner() + ": its remote key was not unpacked: " + ex, ex));
+            return false;
+        }
+    }
+
+    private void issue(final WindowHandle target, final long offset, final ByteBuffer buffer, final boolean put,
+        final UcpRemoteKey key)
+    {
+        final int owner = target.owner();
+        final long local = BufferUtil.address(buffer) + buffer.position();
+        final long remote = target.address() + offset;
+        try
+        {
+            final UcpEndpoint endpoint = peers.endpoint(owner);
+            if (put)
+            {
+                endpoint.putNonBlockingImplicit(local, buffer.remaining(), remote, key);
+            }
+            else
+            {
+                endpoint.getNonBlockingImplicit(remote, key, local, buffer.remaining());
+            }
+            inFlight.get(owner).hold(buffer);
+        }
+        catch (final RuntimeException ex)
+        {
+            recordError(owner, new TransportException((put ? "put to" : "get from") + " window '" + target.name() +
+                "' of rank " + owner + " failed to start: " + ex, ex));
+        }
+    }
+
+    /** @return why {@code target} cannot be reached now, or null; under the guard. */
+    private TransportException refusal(final WindowHandle target, final String operation)
+    {
+        final int owner = target.owner();
+        if (peers.reachable(owner))
+        {
+            return target.stale(operation, peers.incarnation(owner));
+        }
+        return peers.unreachable(owner, operation + " to window '" + target.name() + "'");
     }
 
     /** @return the cache key of window {@code windowId} of rank {@code owner}. */
@@ -110,48 +170,59 @@ final class RemoteWindows
 
     private void recordError(final int owner, final TransportException error)
     {
-        if (errors[owner] == null)
-        {
-            errors[owner] = error;
-        }
+        errors.compareAndSet(owner, null, error);
     }
 
-    void flush(final int target, final CompletableFuture<Void> future)
+    CompletableFuture<Void> flush(final int target)
     {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
         final String what = "flush from rank " + rank + " to rank " + target;
-        final TransportException error = errors[target];
-        errors[target] = null;
-        dirty[target] = false;
+        final TransportException error = errors.getAndSet(target, null);
         if (error != null)
         {
-            inFlight.get(target).clear();
+            inFlight.get(target).take();
             future.completeExceptionally(error);
-            return;
+            return future;
         }
-        if (peers.refuse(target, what, future))
+        final CallerFlush flush;
+        final long stamp = guard.readLock();
+        try
         {
-            inFlight.get(target).clear();
-            return;
+            final String refused = peers.closing() ? "this rank is closing" : peers.lostReason(target);
+            if (refused != null)
+            {
+                inFlight.get(target).take();
+                return CompletableFuture.failedFuture(new PeerFailedException(peers.closing() ? rank : target, what,
+                    refused));
+            }
+            final PendingOp<Void> op = pending.newOp(target, what, future, null, inFlight.get(target).take(), request -> null);
+            flush = new CallerFlush(op);
+            flush.start(() -> peers.endpoint(target).flushNonBlocking(flush));
+            if (!flush.endedOnCaller())
+            {
+                agent.submit(() -> pending.trackUnlessDone(op));
+            }
         }
-        final List<ByteBuffer> buffers = new ArrayList<>(inFlight.get(target));
-        inFlight.get(target).clear();
-        final PendingOp<Void> op = pending.newOp(target, what, future, null, buffers, request -> null);
-        pending.issue(op, () -> peers.endpoint(target).flushNonBlocking(op));
+        finally
+        {
+            guard.unlockRead(stamp);
+        }
+        flush.completeOnCaller(agent);
+        return future;
     }
 
     /** Flushes every rank with puts or gets (or errors) since its last flush. */
-    void flushAll(final CompletableFuture<Void> future)
+    CompletableFuture<Void> flushAll()
     {
         final List<CompletableFuture<Void>> all = new ArrayList<>();
         for (int t = 0; t < size; t++)
         {
-            if (dirty[t] || errors[t] != null || (peers.lostReason(t) == null && !inFlight.get(t).isEmpty()))
+            if (errors.get(t) != null || !inFlight.get(t).isEmpty())
             {
-                final CompletableFuture<Void> one = new CompletableFuture<>();
-                flush(t, one);
-                all.add(one);
+                all.add(flush(t));
             }
         }
+        final CompletableFuture<Void> future = new CompletableFuture<>();
         CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).whenComplete((v, t) ->
         {
             if (t == null)
@@ -163,25 +234,96 @@ final class RemoteWindows
                 future.completeExceptionally(t instanceof CompletionException ? t.getCause() : t);
             }
         });
+        return future;
     }
 
-    /** Releases the keys unpacked for the lost {@code owner}'s windows. */
-    void forgetPeer(final int owner)
+    // ---- on the agent thread ----
+
+    /** @return true when the key of {@code target} is unpacked, false after recording why it is not. */
+    private boolean unpack(final WindowHandle target, final String operation)
     {
-        remoteKeys.entrySet().removeIf(e ->
+        final int owner = target.owner();
+        final TransportException refused = refusal(target, operation);
+        if (refused != null)
         {
-            if (e.getKey() >>> Integer.SIZE != owner)
-            {
-                return false;
-            }
-            e.getValue().close();
+            recordError(owner, refused);
+            return false;
+        }
+        final long id = keyId(owner, target.id());
+        if (remoteKeys.containsKey(id))
+        {
             return true;
+        }
+        final byte[] packed = target.remoteKey();
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(packed.length);
+        buffer.put(packed).flip();
+        try
+        {
+            remoteKeys.put(id, peers.endpoint(owner).unpackRemoteKey(buffer));
+            return true;
+        }
+        catch (final RuntimeException ex)
+        {
+            recordError(owner, new TransportException(operation + " to window '" + target.name() +
+                "' of rank " + owner + ": its remote key does not unpack: " + ex.getMessage(), ex));
+            return false;
+        }
+    }
+
+    /**
+     * Takes the lost {@code owner}'s endpoint and unpacked keys out of use and releases the keys; the caller closes
+     * the endpoint. Outside UCX progress.
+     *
+     * @return the endpoint, or null when there is none.
+     */
+    UcpEndpoint retire(final int owner)
+    {
+        final List<UcpRemoteKey> keys = new ArrayList<>();
+        final UcpEndpoint endpoint = exclusive(() ->
+        {
+            remoteKeys.entrySet().removeIf(e ->
+            {
+                if (e.getKey() >>> Integer.SIZE != owner)
+                {
+                    return false;
+                }
+                keys.add(e.getValue());
+                return true;
+            });
+            return peers.detach(owner);
+        });
+        keys.forEach(UcpRemoteKey::close);
+        return endpoint;
+    }
+
+    /** Once no caller is inside UCX: every operation is refused from now on. */
+    void closing()
+    {
+        exclusive(() ->
+        {
+            peers.startClosing();
+            return null;
         });
     }
 
-    /** Releases the unpacked remote keys. */
+    /** Runs {@code change} to the endpoints or keys while no caller uses them; on the agent, outside UCX progress. */
+    <T> T exclusive(final Supplier<T> change)
+    {
+        final long stamp = guard.writeLock();
+        try
+        {
+            return change.get();
+        }
+        finally
+        {
+            guard.unlockWrite(stamp);
+        }
+    }
+
+    /** Releases the unpacked remote keys, after {@link #closing}. */
     void close()
     {
         remoteKeys.values().forEach(UcpRemoteKey::close);
+        remoteKeys.clear();
     }
 }

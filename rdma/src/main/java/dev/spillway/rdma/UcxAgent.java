@@ -19,9 +19,11 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The UCX progress agent: the only thread that touches the UCX context, worker and endpoints. It drains commands
- * queued by {@link UcxTransport}, calls {@code worker.progress()} on every duty cycle (TCP needs the target to
- * progress for puts to land) and fails, about every millisecond, the operations whose deadline passed.
+ * The UCX progress agent: the thread that progresses the UCX worker (thread-safe) and owns the context, the endpoints'
+ * life and every two-sided and atomic operation. It drains commands queued by {@link UcxTransport}, calls
+ * {@code worker.progress()} on every duty cycle (TCP needs the target to progress for puts to land) and fails, about
+ * every millisecond, the operations whose deadline passed. Puts, gets and flushes are issued on the caller's thread
+ * ({@link RemoteWindows}), which uses an endpoint only while the agent cannot retire it.
  *
  * <p>The work is done by parts it wires together in {@link #onStart()}, all confined to this thread:
  * {@link TaggedMessages} (two-sided), {@link LocalWindows} and {@link RemoteWindows} (one-sided),
@@ -56,7 +58,8 @@ final class UcxAgent implements Agent
     private PendingOperations pending;
     private TaggedMessages messages;
     private LocalWindows localWindows;
-    private RemoteWindows remoteWindows;
+    private volatile RemoteWindows remoteWindows;
+    private volatile Thread thread;
     private AtomicRequests atomicRequests;
     private AtomicService atomicService;
     private StaleMessages stale;
@@ -116,11 +119,12 @@ final class UcxAgent implements Agent
             params.setConfig("NET_DEVICES", "lo");
         }
         context = new UcpContext(params);
-        worker = context.newWorker(new UcpWorkerParams());
+        thread = Thread.currentThread();
+        worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
         pending = new PendingOperations(worker, peers, smallBuffers, this::lostByUcx, config);
         messages = new TaggedMessages(config, worker, peers, pending, smallBuffers, fence, this::submit);
         localWindows = new LocalWindows(config, context, this::releaseWindow);
-        remoteWindows = new RemoteWindows(config, peers, pending);
+        remoteWindows = new RemoteWindows(config, peers, pending, this);
         atomicRequests = new AtomicRequests(config, peers, pending, smallBuffers);
         atomicService = new AtomicService(config, peers, localWindows, smallBuffers, fence);
         stale = new StaleMessages(worker, fence);
@@ -204,24 +208,16 @@ final class UcxAgent implements Agent
         return localWindows.register(name, slice);
     }
 
-    void put(final WindowHandle target, final long offset, final ByteBuffer src)
+    /** @return puts, gets and flushes, issued on the caller's thread; once started. */
+    RemoteWindows remoteWindows()
     {
-        remoteWindows.put(target, offset, src);
+        return remoteWindows;
     }
 
-    void get(final WindowHandle target, final long offset, final ByteBuffer dst)
+    /** @return whether the caller is this agent's thread. */
+    boolean onAgentThread()
     {
-        remoteWindows.get(target, offset, dst);
-    }
-
-    void flush(final int target, final CompletableFuture<Void> future)
-    {
-        remoteWindows.flush(target, future);
-    }
-
-    void flushAll(final CompletableFuture<Void> future)
-    {
-        remoteWindows.flushAll(future);
+        return Thread.currentThread() == thread;
     }
 
     /** @param operation {@link AtomicsDescriptor#FETCH_AND_ADD} or {@link AtomicsDescriptor#COMPARE_AND_SWAP}. */
@@ -334,17 +330,9 @@ final class UcxAgent implements Agent
         }
         atomicRequests.forgetPeer(peer);
         pending.failPeer(peer, reason);
-        remoteWindows.forgetPeer(peer);
         stale.add(peer, incarnation);
-        if (config.peerErrorHandling())
-        {
-            final UcpEndpoint endpoint = peers.detach(peer);
-            if (endpoint != null)
-            {
-                // On the next duty cycle, not inside UCX's error callback; fails what UCX still holds for the peer.
-                submit(endpoint::closeNonBlockingForce);
-            }
-        }
+        // On the next duty cycle: maybe inside UCX progress now, where a caller's put may wait for the worker's lock.
+        submit(() -> retire(peer, incarnation));
         events.publish(PeerEvent.lost(peer, incarnation, reason));
         return true;
     }
@@ -365,9 +353,28 @@ final class UcxAgent implements Agent
         {
             peerLost(peer, state.incarnation(), "replaced by incarnation " + incarnation);
         }
-        if (peers.rejoin(worker, peer, incarnation, address, this::lostByUcx))
+        retire(peer, state.incarnation());
+        if (remoteWindows.exclusive(() -> peers.rejoin(worker, peer, incarnation, address, this::lostByUcx)))
         {
             events.publish(PeerEvent.rejoined(peer, incarnation));
+        }
+    }
+
+    /**
+     * Takes the endpoint and keys of the lost {@code incarnation} of {@code peer} out of callers' use, unless it
+     * rejoined since; force-closes the endpoint (with peer error handling on), which fails what UCX still holds for
+     * it. Idempotent; never inside UCX progress.
+     */
+    private void retire(final int peer, final int incarnation)
+    {
+        if (peers.incarnation(peer) != incarnation || !peers.state(peer).lost())
+        {
+            return;
+        }
+        final UcpEndpoint endpoint = remoteWindows.retire(peer);
+        if (endpoint != null && config.peerErrorHandling())
+        {
+            endpoint.closeNonBlockingForce();
         }
     }
 
@@ -389,7 +396,14 @@ final class UcxAgent implements Agent
     @Override
     public void onClose()
     {
-        peers.startClosing();
+        if (remoteWindows != null)
+        {
+            remoteWindows.closing();
+        }
+        else
+        {
+            peers.startClosing();
+        }
         Runnable command;
         while ((command = commands.poll()) != null)
         {

@@ -153,6 +153,12 @@ final class UcxPeers
         return false;
     }
 
+    /** @return whether operations towards {@code peer} are allowed: it is not lost and this rank is not closing. */
+    boolean reachable(final int peer)
+    {
+        return !closing && states.lostReason(peer) == null;
+    }
+
     /**
      * The refusal of a one-sided operation towards {@code owner}'s window, kept until the next flush.
      *

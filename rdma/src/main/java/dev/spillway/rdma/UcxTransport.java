@@ -14,8 +14,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link Transport} over UCX (JUCX 1.12.1 on libucx 1.13): shared memory within a host when peer error handling
- * is off, TCP otherwise (loopback only unless allowed). One progress thread per rank ({@link UcxAgent}) owns all
- * UCX state; calls from any thread are queued to it.
+ * is off, TCP otherwise (loopback only unless allowed). One progress thread per rank ({@link UcxAgent}) owns the
+ * UCX state; sends, receives and atomics from any thread are queued to it. Puts, gets and flushes are issued on the
+ * caller's thread (the worker is thread-safe): over shared memory a put is a copy into the target's window inside the
+ * call, and its flush completes inside the call too, with no hand-off.
  *
  * <p>Atomics: UCX's hardware/transport atomics are not exposed by JUCX, so a fetch-and-add or compare-and-swap is a
  * tagged request to the owner's progress thread, which applies it with a VarHandle atomic on the window and replies:
@@ -225,37 +227,29 @@ public final class UcxTransport implements Transport
     public void put(final WindowHandle target, final long offset, final ByteBuffer src)
     {
         target.checkBounds("put", offset, src.remaining());
-        Checks.direct(src, "put to window '" + target.name() + "'");
-        Checks.rank(target.owner(), size(), "put to window '" + target.name() + "'");
-        final ByteBuffer region = src.slice();
-        agent.submit(() -> agent.put(target, offset, region));
+        Checks.oneSided("put", target, src, size());
+        agent.remoteWindows().put(target, offset, src);
     }
 
     @Override
     public void get(final WindowHandle target, final long offset, final ByteBuffer dst)
     {
         target.checkBounds("get", offset, dst.remaining());
-        Checks.direct(dst, "get from window '" + target.name() + "'");
-        Checks.rank(target.owner(), size(), "get from window '" + target.name() + "'");
-        final ByteBuffer region = dst.slice();
-        agent.submit(() -> agent.get(target, offset, region));
+        Checks.oneSided("get", target, dst, size());
+        agent.remoteWindows().get(target, offset, dst);
     }
 
     @Override
     public CompletableFuture<Void> flush(final int target)
     {
         Checks.rank(target, size(), "flush at rank " + rank());
-        final CompletableFuture<Void> future = new CompletableFuture<>();
-        agent.submit(() -> agent.flush(target, future));
-        return future;
+        return agent.remoteWindows().flush(target);
     }
 
     @Override
     public CompletableFuture<Void> flushAll()
     {
-        final CompletableFuture<Void> future = new CompletableFuture<>();
-        agent.submit(() -> agent.flushAll(future));
-        return future;
+        return agent.remoteWindows().flushAll();
     }
 
     @Override

@@ -15,6 +15,9 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -245,6 +248,99 @@ abstract class TransportContract
         t[2].get(handles[2][1], 4096, back);
         await(t[2].flush(1));
         assertArrayEquals(bytes(src, 0, src.remaining()), bytes(back, 0, back.remaining()));
+    }
+
+    @Test
+    void putsFromSeveralThreadsAtOnceLandOnceEachThreadFlushed()
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Window[] windows = new Window[RANKS];
+        final int threads = 4;
+        final int words = 512;
+        final WindowHandle[][] handles = exchangeWindows(t, windows, threads * words * Long.BYTES);
+        final CountDownLatch start = new CountDownLatch(1);
+        final List<CompletableFuture<Void>> all = new ArrayList<>();
+        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try
+        {
+            for (int k = 0; k < threads; k++)
+            {
+                final int thread = k;
+                all.add(CompletableFuture.runAsync(() ->
+                {
+                    awaitLatch(start);
+                    final ByteBuffer reused = word(0);
+                    for (int i = 0; i < words; i++)
+                    {
+                        final long value = (long)thread << 32 | i;
+                        final long offset = (long)(thread * words + i) * Long.BYTES;
+                        if (i % 2 == 0)
+                        {
+                            t[0].put(handles[0][1], offset, word(value)); // a new buffer each time
+                        }
+                        else
+                        {
+                            reused.putLong(0, value);
+                            t[0].put(handles[0][1], offset, reused);
+                            await(t[0].flush(1)); // the reused buffer may change only after its flush
+                        }
+                    }
+                    await(t[0].flush(1));
+                }, pool));
+            }
+            start.countDown();
+            CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).get(TIMEOUT.toMillis() * 4,
+                TimeUnit.MILLISECONDS);
+        }
+        catch (final Exception e)
+        {
+            fail("the threads' puts and flushes did not all complete: " + e, e);
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+        final ByteBuffer target = windows[1].buffer();
+        for (int k = 0; k < threads; k++)
+        {
+            for (int i = 0; i < words; i++)
+            {
+                assertEquals((long)k << 32 | i, target.getLong((k * words + i) * Long.BYTES),
+                    "thread " + k + " word " + i);
+            }
+        }
+    }
+
+    @Test
+    void aPutAndFlushIssuedFromAReceivesCompletionComplete()
+    {
+        final Transport[] t = group(TIMEOUT);
+        final Window second = t[1].createWindow("second", 4096);
+        final WindowHandle handle = WindowHandle.fromBytes(second.handle().toBytes());
+        // A receive completes on the transport's own thread where it has one: the put there, the first to this
+        // window (its key not yet unpacked), and its flush must not wait for that thread.
+        final CompletableFuture<Void> done = t[0].receive(1, 9, ByteBuffer.allocateDirect(8)).thenCompose(m ->
+        {
+            t[0].put(handle, 8, word(22));
+            return t[0].flush(1);
+        });
+        await(t[1].send(0, Header.of(9), word(1)));
+        await(done);
+        assertEquals(22, second.buffer().order(java.nio.ByteOrder.nativeOrder()).getLong(8));
+        second.close();
+    }
+
+    private static void awaitLatch(final CountDownLatch latch)
+    {
+        try
+        {
+            assertTrue(latch.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the start latch");
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Test
