@@ -44,7 +44,7 @@ record DramCheck(Kernel kernel, DramSize dram, long share, long budget, int rank
             ByteUnits.atLeast(need.total()),
             ranks > 1 ? " on a rank" : "", parts, reserved == 0 ? "" : ", plus " + ByteUnits.format(reserved) +
                 " for the buddy copy's buffers", suggestion(need.total() + reserved),
-            kernel.name().equals("stencil") ? "" : " (or a smaller --tile)");
+            kernel.name().equals("stencil") || reserved >= dram.of(share) ? "" : " (or a smaller --tile)");
     }
 
     /**

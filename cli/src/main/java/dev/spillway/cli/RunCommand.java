@@ -345,7 +345,8 @@ final class RunCommand implements Callable<Integer>
         if (reserved > 0)
         {
             System.err.println("spillway: the buddy copy's buffers take " + ByteUnits.format(reserved) + " of the " +
-                "rank's --dram budget; the DRAM above is what remains for data");
+                "rank's --dram budget; the DRAM above is what remains for data" + (reserved >= dram.of(
+                kernel.dataBytes() / ranks) ? " (none remains: the run is refused below)" : ""));
         }
 
         final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);

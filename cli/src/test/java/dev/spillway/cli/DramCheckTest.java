@@ -26,6 +26,7 @@ class DramCheckTest
             " for the buddy copy's buffers"), problem);
         final long suggested = Long.parseLong(problem.replaceAll(".*use --dram (\\d+)k or more.*", "$1")) << 10;
         assertTrue(suggested >= BuddyCheckpoints.DRAM_BYTES, problem);
+        assertTrue(!problem.contains("--tile"), "a smaller tile cannot make room for the buffers: " + problem);
         assertNull(check(suggested, BuddyCheckpoints.DRAM_BYTES).problem(PAGES), "the suggestion runs");
         assertEquals(suggested, check(2L << 20, BuddyCheckpoints.DRAM_BYTES).need(PAGES) + 1023 >> 10 << 10);
     }
@@ -35,7 +36,11 @@ class DramCheckTest
     {
         assertNull(check(2L << 20, 0).problem(PAGES));
         final String tooSmall = check(64L << 10, 0).problem(PAGES);
-        assertTrue(tooSmall != null && !tooSmall.contains("buddy"), tooSmall);
+        assertTrue(tooSmall != null && !tooSmall.contains("buddy") && tooSmall.contains("(or a smaller --tile)"),
+            tooSmall);
+        final String roomForTheBuffers = check(BuddyCheckpoints.DRAM_BYTES + (64L << 10), BuddyCheckpoints.DRAM_BYTES)
+            .problem(PAGES);
+        assertTrue(roomForTheBuffers != null && roomForTheBuffers.contains("(or a smaller --tile)"), roomForTheBuffers);
     }
 
     /** As {@code run} builds it: the engine's budget is what --dram gives less what the run holds beside it. */

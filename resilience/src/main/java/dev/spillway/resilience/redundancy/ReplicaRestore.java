@@ -4,6 +4,7 @@ import dev.spillway.checkpoint.Cut;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.rdma.PeerFailedException;
+import dev.spillway.rdma.TransportTimeoutException;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
@@ -28,6 +29,9 @@ import java.util.function.Consumer;
 public final class ReplicaRestore
 {
     private static final String REPLICA_DIR = "replica-";
+    /** What a replica that lacks the cut tells a holder other than the first: send me your copy, or I am done. */
+    private static final byte SEND = 1;
+    private static final byte DONE = 0;
 
     private ReplicaRestore()
     {
@@ -77,68 +81,146 @@ public final class ReplicaRestore
 
     /**
      * Every replica of the sphere that lacks {@code cut} takes it from the first replica (by slot) that holds it, over
-     * the transport, and checks every block; the others go on at once.
+     * the transport, and checks every block; when that replica is lost meanwhile or its copy fails verification, it
+     * asks the next one that holds it. The others go on at once.
      */
     private static void shareCut(final ReplicatedTransport transport, final Path dir, final long cut,
         final Map<Integer, Held> sphere, final Consumer<String> say) throws IOException
     {
-        final int rank = transport.rank();
-        final Path own = rankDir(dir, transport.replica(), rank);
+        final List<Integer> holders = new ArrayList<>();
         final List<Integer> lacking = new ArrayList<>();
-        int source = -1;
-        for (final Map.Entry<Integer, Held> e : sphere.entrySet())
-        {
-            if (!e.getValue().cuts().contains(cut))
-            {
-                lacking.add(e.getKey());
-            }
-            else if (source < 0)
-            {
-                source = e.getKey();
-            }
-        }
-        if (source == transport.slot())
-        {
-            for (final int slot : lacking)
-            {
-                try
-                {
-                    PartnerCopy.send(transport, slot, own, cut, PartnerCopy.CHUNK);
-                }
-                catch (final PeerFailedException lost)
-                {
-                    say.accept("spillway: rank " + rank + " replica " + transport.replica() + " (slot " +
-                        transport.slot() + ") could not send the global cut at index " + cut + " to slot " + slot +
-                        ", which was lost meanwhile: " + lost.getMessage());
-                }
-            }
-            return;
-        }
-        if (!lacking.contains(transport.slot()))
-        {
-            return;
-        }
-        if (source < 0)
+        sphere.forEach((slot, held) -> (held.cuts().contains(cut) ? holders : lacking).add(slot));
+        if (lacking.contains(transport.slot()) && holders.isEmpty())
         {
             final StringBuilder held = new StringBuilder();
             sphere.forEach((slot, h) -> held.append(held.length() == 0 ? "" : "; ").append("slot ").append(slot)
                 .append(" holds ").append(h.cuts()));
-            throw new IOException("no replica of rank " + rank + " holds the global cut at index " + cut + " whole, " +
-                "which the job resumes from: " + held + "; remove " + dir + " to start the job afresh");
+            throw new IOException("no replica of rank " + transport.rank() + " holds the global cut at index " + cut +
+                " whole, which the job resumes from: " + held + "; remove " + dir + " to start the job afresh");
         }
-        final long started = System.nanoTime();
-        final long bytes = PartnerCopy.receive(transport, source, own, PartnerCopy.CHUNK);
-        final String unverified = GenerationFiles.unverified(own, cut);
-        if (unverified != null)
+        shareCut(transport, rankDir(dir, transport.replica(), transport.rank()), dir, cut, holders, lacking, say,
+            PartnerCopy.CHUNK);
+    }
+
+    /**
+     * {@link #shareCut} once the sphere is split into the slots that hold the cut and those that lack it.
+     *
+     * @param own   this replica's checkpoint directory.
+     * @param chunk the largest message of a copy ({@link PartnerCopy#CHUNK}; tests take smaller ones).
+     */
+    static void shareCut(final ReplicatedTransport transport, final Path own, final Path dir, final long cut,
+        final List<Integer> holders, final List<Integer> lacking, final Consumer<String> say, final int chunk)
+        throws IOException
+    {
+        final int index = holders.indexOf(transport.slot());
+        if (index >= 0)
         {
-            throw new IOException("rank " + rank + " replica " + transport.replica() + " (slot " + transport.slot() +
-                ") lacks the global cut at index " + cut + ", and the copy slot " + source + " sent of it failed " +
-                "verification: " + unverified + "; remove " + dir + " to start the job afresh");
+            for (final int slot : lacking)
+            {
+                serve(transport, index == 0, slot, own, cut, say, chunk);
+            }
         }
-        say.accept("spillway: rank " + rank + " replica " + transport.replica() + " (slot " + transport.slot() +
-            ") lacks the global cut at index " + cut + " (it was taken over before it): received " + bytes +
-            " bytes of it from slot " + source + " in " + (System.nanoTime() - started) / 1_000_000 + " ms, every " +
-            "block verified");
+        else if (lacking.contains(transport.slot()))
+        {
+            fetch(transport, own, dir, cut, holders, say, chunk);
+        }
+    }
+
+    /** Sends the cut to {@code slot}: the first holder unasked, every other one when {@code slot} asks it. */
+    private static void serve(final ReplicatedTransport transport, final boolean first, final int slot,
+        final Path own, final long cut, final Consumer<String> say, final int chunk) throws IOException
+    {
+        try
+        {
+            if (first || askedToSend(transport, slot))
+            {
+                PartnerCopy.send(transport, slot, own, cut, chunk);
+            }
+        }
+        catch (final PeerFailedException lost)
+        {
+            say.accept("spillway: " + who(transport) + " could not send the global cut at index " + cut +
+                " to slot " + slot + ", which was lost meanwhile: " + lost.getMessage());
+        }
+    }
+
+    /** @return whether {@code slot} asks this holder for its copy (its earlier sources failed) or says it is done. */
+    private static boolean askedToSend(final ReplicatedTransport transport, final int slot)
+    {
+        final ByteBuffer request = ByteBuffer.allocateDirect(1);
+        while (true)
+        {
+            try
+            {
+                transport.receiveFromPartner(slot, request);
+                return request.get(0) == SEND;
+            }
+            catch (final TransportTimeoutException stillCopying)
+            {
+                // It is still taking a copy from an earlier holder: a large one may outlast the operation timeout.
+            }
+        }
+    }
+
+    /** Takes the cut from each holder in turn until one copy arrives whole and verified. */
+    private static void fetch(final ReplicatedTransport transport, final Path own, final Path dir, final long cut,
+        final List<Integer> holders, final Consumer<String> say, final int chunk) throws IOException
+    {
+        final List<String> failed = new ArrayList<>();
+        for (int i = 0; i < holders.size(); i++)
+        {
+            final int source = holders.get(i);
+            final long started = System.nanoTime();
+            try
+            {
+                if (i > 0)
+                {
+                    tell(transport, source, SEND);
+                }
+                final long bytes = PartnerCopy.receive(transport, source, own, chunk);
+                final String unverified = GenerationFiles.unverified(own, cut);
+                if (unverified == null)
+                {
+                    holders.subList(i + 1, holders.size()).forEach(done -> tellQuietly(transport, done, DONE));
+                    say.accept("spillway: " + who(transport) + " lacks the global cut at index " + cut + " (it was " +
+                        "taken over before it): received " + bytes + " bytes of it from slot " + source + " in " +
+                        (System.nanoTime() - started) / 1_000_000 + " ms, every block verified" +
+                        (failed.isEmpty() ? "" : " (after " + String.join("; ", failed) + ")"));
+                    return;
+                }
+                failed.add("slot " + source + "'s copy failed verification: " + unverified);
+            }
+            catch (final PeerFailedException lost)
+            {
+                failed.add("slot " + source + " was lost: " + lost.getMessage());
+            }
+            say.accept("spillway: " + who(transport) + ": " + failed.get(failed.size() - 1) +
+                (i + 1 < holders.size() ? "; asking slot " + holders.get(i + 1) : ""));
+        }
+        throw new IOException(who(transport) + " lacks the global cut at index " + cut + ", and no partner's copy " +
+            "of it arrived whole: " + String.join("; ", failed) + "; remove " + dir + " to start the job afresh");
+    }
+
+    private static void tell(final ReplicatedTransport transport, final int slot, final byte what)
+    {
+        transport.sendToPartner(slot, ByteBuffer.allocateDirect(1).put(0, what));
+    }
+
+    private static void tellQuietly(final ReplicatedTransport transport, final int slot, final byte what)
+    {
+        try
+        {
+            tell(transport, slot, what);
+        }
+        catch (final PeerFailedException lost)
+        {
+            // It waits for nothing more from this replica.
+        }
+    }
+
+    private static String who(final ReplicatedTransport transport)
+    {
+        return "rank " + transport.rank() + " replica " + transport.replica() + " (slot " + transport.slot() + ")";
     }
 
     /** A replica's record (rank 0's replicas) and the cuts its directory holds whole. */

@@ -97,6 +97,91 @@ class ReplicatedJoinTest
         assertNotNull(why, "a flipped byte in " + blocks + " must fail verification");
     }
 
+    @Test
+    void aReplicaTakesTheCutFromTheNextHolderWhenTheFirstCopyFailsVerificationOrItsSenderIsLost() throws Exception
+    {
+        final Path source = dir.resolve("source");
+        final long cut = checkpointedRun(source);
+        final String blocks = GenerationFiles.names(source, GenerationFiles.ofGlobalCut(source, cut)).get(0);
+        final Path corrupt = copyOf(source, "corrupt");
+        final byte[] flipped = Files.readAllBytes(corrupt.resolve(blocks));
+        flipped[flipped.length / 2] ^= 0x20;
+        Files.write(corrupt.resolve(blocks), flipped);
+
+        // Slot 0 holds a corrupt copy, slot 1 a sound one, slot 2 none.
+        final List<String> said = shareAmongThree(cut, corrupt, copyOf(source, "sound"), dir.resolve("lacking"),
+            false);
+        assertNull(GenerationFiles.unverified(dir.resolve("lacking"), cut), String.join("\n", said));
+        assertTrue(said.stream().anyMatch(m -> m.contains("slot 0's copy failed verification") &&
+            m.contains("asking slot 1")), String.join("\n", said));
+        assertTrue(said.stream().anyMatch(m -> m.contains("from slot 1") && m.contains("every block verified")),
+            String.join("\n", said));
+
+        // Slot 0 is lost before it sends: the copy comes from slot 1.
+        final List<String> afterLoss = shareAmongThree(cut, copyOf(source, "first"), copyOf(source, "second"),
+            dir.resolve("lacking-2"), true);
+        assertNull(GenerationFiles.unverified(dir.resolve("lacking-2"), cut), String.join("\n", afterLoss));
+        assertTrue(afterLoss.stream().anyMatch(m -> m.contains("slot 0 was lost")), String.join("\n", afterLoss));
+    }
+
+    /**
+     * Runs {@link ReplicaRestore#shareCut} in a 1-rank 3x job: slots 0 and 1 hold the cut in {@code first} and
+     * {@code second}, slot 2 lacks it and takes it into {@code lacking}; slot 0 is lost first when {@code loseFirst}.
+     *
+     * @return what the replicas said.
+     */
+    private static List<String> shareAmongThree(final long cut, final Path first, final Path second,
+        final Path lacking, final boolean loseFirst) throws Exception
+    {
+        final SpherePlacement placement = RedundancyPlan.of(1, RedundancyDegree.parse("3")).place(
+            List.of("h", "h", "h"));
+        final List<String> said = java.util.Collections.synchronizedList(new ArrayList<>());
+        final Path[] dirs = {first, second, lacking};
+        try (InProcessFabric fabric = new InProcessFabric(3, LIMIT))
+        {
+            final List<CompletableFuture<Void>> replicas = new ArrayList<>();
+            for (int slot = loseFirst ? 1 : 0; slot < 3; slot++)
+            {
+                final ReplicatedTransport t = new ReplicatedTransport(fabric.transport(slot), placement, m -> { });
+                final Path own = dirs[slot];
+                replicas.add(CompletableFuture.runAsync(() ->
+                {
+                    try
+                    {
+                        ReplicaRestore.shareCut(t, own, own.getParent(), cut, new ArrayList<>(List.of(0, 1)),
+                            List.of(2), said::add, 1000);
+                    }
+                    catch (final Exception e)
+                    {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            if (loseFirst)
+            {
+                fabric.kill(0, "killed by the test");
+            }
+            for (final CompletableFuture<Void> replica : replicas)
+            {
+                replica.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+            }
+        }
+        return said;
+    }
+
+    private Path copyOf(final Path source, final String name) throws Exception
+    {
+        final Path to = Files.createDirectories(dir.resolve(name));
+        try (java.util.stream.Stream<Path> files = Files.list(source))
+        {
+            for (final Path f : files.toList())
+            {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
+        return to;
+    }
+
     /** Joins {@code processes} slots of a 2-rank job, each naming its host, on threads, as the processes would. */
     private static List<ReplicatedTransport> joinAll(final int processes, final IntFunction<String> host)
         throws Exception
