@@ -336,17 +336,17 @@ final class RunCommand implements Callable<Integer>
             config.traceFile(traceFile);
         }
 
-        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s (%s), %d workers, policy %s, store %s in %s " +
+        final boolean noneLeft = reserved >= dram.of(kernel.dataBytes() / ranks);
+        System.err.printf("spillway run %s%s: %s, data %s, DRAM %s, %d workers, policy %s, store %s in %s " +
                 "(up to %s on disk)%n", kernel.name(), transport == null ? "" : " (rank " + rank + " of " + ranks + ")",
-            RunSummary.shape(kernel), ByteUnits.format(kernel.dataBytes()), ByteUnits.format(budget),
-            percent(budget * ranks, kernel.dataBytes()), w, letters, store.name().toLowerCase(java.util.Locale.ROOT),
-            base, ByteUnits.format(disk.total()));
+            RunSummary.shape(kernel), ByteUnits.format(kernel.dataBytes()), noneLeft ? "none left of --dram " + dram :
+                ByteUnits.format(budget) + " (" + percent(budget * ranks, kernel.dataBytes()) + ")", w, letters,
+            store.name().toLowerCase(java.util.Locale.ROOT), base, ByteUnits.format(disk.total()));
         System.err.println("spillway: BLAS " + blas.note());
         if (reserved > 0)
         {
             System.err.println("spillway: the buddy copy's buffers take " + ByteUnits.format(reserved) + " of the " +
-                "rank's --dram budget; the DRAM above is what remains for data" + (reserved >= dram.of(
-                kernel.dataBytes() / ranks) ? " (none remains: the run is refused below)" : ""));
+                "rank's --dram budget; the DRAM above is what remains for data");
         }
 
         final RunSummary summary = new RunSummary(invocation, kernel, budget, w, letters, store, blas, baseline);
