@@ -9,6 +9,7 @@ import java.util.function.Supplier;
  * A flush issued on a caller's thread. When UCX completes it inside the call (shared memory: the puts completed
  * inline), it ends on that thread with no hand-off; otherwise UCX calls it back on the agent thread, which ends its
  * {@link PendingOp}. A failure reported inside the call is handed to the agent, which maps a peer failure to a loss.
+ * One caller thread uses it.
  */
 final class CallerFlush extends UcxCallback
 {
@@ -20,6 +21,7 @@ final class CallerFlush extends UcxCallback
     private int status;
     private String message;
     private RuntimeException startFailure;
+    private UcpRequest completed;
 
     CallerFlush(final PendingOp<Void> op)
     {
@@ -48,31 +50,37 @@ final class CallerFlush extends UcxCallback
         }
     }
 
-    /** @return whether the flush ended inside {@link #start}. */
-    boolean endedOnCaller()
-    {
-        return endedOnCaller;
-    }
-
-    /** Completes the operation's future when it ended on the caller; outside any lock, since it runs callbacks. */
-    void completeOnCaller(final UcxAgent agent)
+    /**
+     * Hands the agent what it must do: track the flush when UCX did not end it (its deadline, its peer's loss), or
+     * map a failure UCX reported inside the call. Under the caller's read lock, so before a close drains the agent.
+     */
+    void handOver(final UcxAgent agent, final PendingOperations pending)
     {
         if (!endedOnCaller)
         {
-            return;
+            agent.submit(() -> pending.trackUnlessDone(op));
         }
-        if (failed)
+        else if (failed)
         {
             agent.submit(() -> op.onError(status, message));
         }
-        else if (startFailure != null)
+    }
+
+    /** Completes the operation's future when it ended on the caller; outside any lock, since it runs callbacks. */
+    void completeOnCaller()
+    {
+        if (!endedOnCaller || failed)
+        {
+            return;
+        }
+        if (startFailure != null)
         {
             op.future.completeExceptionally(new TransportException(op.what + " failed to start: " + startFailure,
                 startFailure));
         }
         else
         {
-            op.future.complete(null);
+            op.completeInline(completed);
         }
     }
 
@@ -82,6 +90,7 @@ final class CallerFlush extends UcxCallback
         if (inside())
         {
             endedOnCaller = true;
+            completed = request;
         }
         else
         {

@@ -104,6 +104,23 @@ final class PendingOp<T> extends UcxCallback
         }
     }
 
+    /** Completes an operation that UCX ended inside the call that started it, on that thread: never tracked. */
+    void completeInline(final UcpRequest r)
+    {
+        release();
+        if (!future.isDone())
+        {
+            try
+            {
+                future.complete(result.of(r));
+            }
+            catch (final RuntimeException ex)
+            {
+                future.completeExceptionally(ex);
+            }
+        }
+    }
+
     @Override
     public void onError(final int status, final String message)
     {

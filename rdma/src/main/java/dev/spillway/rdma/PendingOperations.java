@@ -80,13 +80,28 @@ final class PendingOperations
         pending.add(op);
     }
 
-    /** Tracks {@code op}, started on another thread, unless it ended already. */
+    /**
+     * Tracks {@code op}, started on another thread, unless it ended already; fails it when its peer was lost before
+     * (its loss failed the operations tracked then).
+     */
     void trackUnlessDone(final PendingOp<?> op)
     {
-        if (!op.future.isDone())
+        if (op.future.isDone())
         {
-            pending.add(op);
+            return;
         }
+        if (op.rank >= 0)
+        {
+            final int current = peers.incarnation(op.rank);
+            final String reason = current != op.incarnation ? "replaced by incarnation " + current :
+                peers.lostReason(op.rank);
+            if (reason != null)
+            {
+                op.abandon(new PeerFailedException(op.rank, op.what, reason));
+                return;
+            }
+        }
+        pending.add(op);
     }
 
     /** @return true when {@code op} was pending, and is no more. */

@@ -8,12 +8,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +44,8 @@ final class RemoteWindows
     private final Map<Long, UcpRemoteKey> remoteKeys = new ConcurrentHashMap<>();
     private final AtomicReferenceArray<TransportException> errors;
     private final List<InFlightBuffers> inFlight = new ArrayList<>();
+    /** Buffers of puts and gets to peers lost before their flush. */
+    private final Queue<List<ByteBuffer>> retained = new ConcurrentLinkedQueue<>();
 
     RemoteWindows(final TransportConfig config, final UcxPeers peers, final PendingOperations pending,
         final UcxAgent agent)
@@ -76,6 +81,7 @@ final class RemoteWindows
         final String operation = put ? "put" : "get";
         while (true)
         {
+            CompletableFuture<Boolean> unpacked = null;
             final long stamp = guard.readLock();
             try
             {
@@ -95,23 +101,29 @@ final class RemoteWindows
                     issue(target, offset, buffer, put, key);
                     return;
                 }
+                if (!agent.onAgentThread())
+                {
+                    // Queued under the read lock, so before a close drains the agent's commands.
+                    unpacked = agent.call(() -> unpack(target, operation));
+                }
             }
             finally
             {
                 guard.unlockRead(stamp);
             }
-            if (!(agent.onAgentThread() ? unpack(target, operation) : unpackOnAgent(target, operation)))
+            if (!(unpacked == null ? unpack(target, operation) : awaitUnpacked(unpacked, target, operation)))
             {
                 return;
             }
         }
     }
 
-    private boolean unpackOnAgent(final WindowHandle target, final String operation)
+    private boolean awaitUnpacked(final CompletableFuture<Boolean> unpacked, final WindowHandle target,
+        final String operation)
     {
         try
         {
-            return agent.call(() -> unpack(target, operation)).get(timeoutMs, TimeUnit.MILLISECONDS);
+            return unpacked.get(timeoutMs, TimeUnit.MILLISECONDS);
         }
         catch (final Exception ex)
         {
@@ -173,41 +185,57 @@ final class RemoteWindows
         errors.compareAndSet(owner, null, error);
     }
 
+    /**
+     * Flushes the puts and gets to {@code target}: the future fails with the first error recorded since the last
+     * flush, once UCX completed the others. It may be complete on return (shared memory).
+     */
     CompletableFuture<Void> flush(final int target)
     {
         final CompletableFuture<Void> future = new CompletableFuture<>();
         final String what = "flush from rank " + rank + " to rank " + target;
-        final TransportException error = errors.getAndSet(target, null);
-        if (error != null)
-        {
-            inFlight.get(target).take();
-            future.completeExceptionally(error);
-            return future;
-        }
-        final CallerFlush flush;
+        TransportException refused = null;
+        CallerFlush flush = null;
         final long stamp = guard.readLock();
         try
         {
-            final String refused = peers.closing() ? "this rank is closing" : peers.lostReason(target);
-            if (refused != null)
+            final TransportException error = errors.getAndSet(target, null);
+            final String reason = peers.closing() ? "this rank is closing" : peers.lostReason(target);
+            if (reason != null)
             {
-                inFlight.get(target).take();
-                return CompletableFuture.failedFuture(new PeerFailedException(peers.closing() ? rank : target, what,
-                    refused));
+                // Kept reachable until close: UCX may use them until it failed the lost peer's operations.
+                retained.add(inFlight.get(target).take());
+                refused = error != null ? error : new PeerFailedException(peers.closing() ? rank : target, what,
+                    reason);
             }
-            final PendingOp<Void> op = pending.newOp(target, what, future, null, inFlight.get(target).take(), request -> null);
-            flush = new CallerFlush(op);
-            flush.start(() -> peers.endpoint(target).flushNonBlocking(flush));
-            if (!flush.endedOnCaller())
+            else
             {
-                agent.submit(() -> pending.trackUnlessDone(op));
+                final PendingOp<Void> op = pending.newOp(target, what, future, null, inFlight.get(target).take(),
+                    request ->
+                    {
+                        if (error != null)
+                        {
+                            throw error;
+                        }
+                        return null;
+                    });
+                final CallerFlush started = new CallerFlush(op);
+                started.start(() -> peers.endpoint(target).flushNonBlocking(started));
+                started.handOver(agent, pending); // under the read lock: queued before a close drains the agent
+                flush = started;
             }
         }
         finally
         {
             guard.unlockRead(stamp);
         }
-        flush.completeOnCaller(agent);
+        if (refused != null)
+        {
+            future.completeExceptionally(refused);
+        }
+        else
+        {
+            flush.completeOnCaller();
+        }
         return future;
     }
 
@@ -271,12 +299,10 @@ final class RemoteWindows
     }
 
     /**
-     * Takes the lost {@code owner}'s endpoint and unpacked keys out of use and releases the keys; the caller closes
-     * the endpoint. Outside UCX progress.
-     *
-     * @return the endpoint, or null when there is none.
+     * Takes the lost {@code owner}'s endpoint and unpacked keys out of use, has {@code close} close the endpoint (when
+     * there is one), then releases the keys. Outside UCX progress.
      */
-    UcpEndpoint retire(final int owner)
+    void retire(final int owner, final Consumer<UcpEndpoint> close)
     {
         final List<UcpRemoteKey> keys = new ArrayList<>();
         final UcpEndpoint endpoint = exclusive(() ->
@@ -292,8 +318,11 @@ final class RemoteWindows
             });
             return peers.detach(owner);
         });
+        if (endpoint != null)
+        {
+            close.accept(endpoint);
+        }
         keys.forEach(UcpRemoteKey::close);
-        return endpoint;
     }
 
     /** Once no caller is inside UCX: every operation is refused from now on. */
@@ -325,5 +354,6 @@ final class RemoteWindows
     {
         remoteKeys.values().forEach(UcpRemoteKey::close);
         remoteKeys.clear();
+        retained.clear();
     }
 }

@@ -103,7 +103,8 @@ public interface Transport extends AutoCloseable
      * Completes every put and get this rank issued towards {@code target} before the call, at both ends.
      *
      * @param target the owner of the windows.
-     * @return completes when they are done; fails if one of them failed.
+     * @return completes when they are done; fails if one of them failed. It may be complete on return (then the
+     *         actions added to it run on the adding thread).
      */
     CompletableFuture<Void> flush(int target);
 

@@ -121,6 +121,7 @@ final class UcxAgent implements Agent
         context = new UcpContext(params);
         thread = Thread.currentThread();
         worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
+        WorkerThreadMode.requireMulti(worker);
         pending = new PendingOperations(worker, peers, smallBuffers, this::lostByUcx, config);
         messages = new TaggedMessages(config, worker, peers, pending, smallBuffers, fence, this::submit);
         localWindows = new LocalWindows(config, context, this::releaseWindow);
@@ -371,11 +372,13 @@ final class UcxAgent implements Agent
         {
             return;
         }
-        final UcpEndpoint endpoint = remoteWindows.retire(peer);
-        if (endpoint != null && config.peerErrorHandling())
+        remoteWindows.retire(peer, endpoint ->
         {
-            endpoint.closeNonBlockingForce();
-        }
+            if (config.peerErrorHandling())
+            {
+                endpoint.closeNonBlockingForce();
+            }
+        });
     }
 
     /**
