@@ -90,18 +90,7 @@ final class PendingOp<T> extends UcxCallback
             return;
         }
         owner.untrack(this);
-        release();
-        if (!future.isDone())
-        {
-            try
-            {
-                future.complete(result.of(r));
-            }
-            catch (final RuntimeException ex)
-            {
-                future.completeExceptionally(ex);
-            }
-        }
+        completeInline(r);
     }
 
     /** Completes an operation that UCX ended inside the call that started it, on that thread: never tracked. */
