@@ -68,10 +68,12 @@ final class RankCheckpoints
      * Agrees with the other ranks on the global checkpoint to resume from (a collective), opens this rank's store on
      * it and sets both on {@code config}.
      *
+     * @param buddy how each generation travels to a buddy rank ({@code --buddy staged}), or null for no buddy.
      * @return the policy set.
      */
     static GlobalCheckpoints configure(final SpillwayConfig config, final Transport transport, final Path root,
-        final String every, final Double mtbfSeconds, final int incarnation, final boolean buddy) throws IOException
+        final String every, final Double mtbfSeconds, final int incarnation, final BuddyCheckpoints.Stream buddy)
+        throws IOException
     {
         Checkpoints.check(every, mtbfSeconds);
         if (transport instanceof ReplicatedTransport replicated)
@@ -86,14 +88,14 @@ final class RankCheckpoints
         }
         final long agreed = rejoined ? GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
             GlobalCheckpoints.agreeOnRestore(transport, root);
-        final BuddyCheckpoints buddies = buddy ? BuddyCheckpoints.start(transport, root, agreed,
+        final BuddyCheckpoints buddies = buddy != null ? BuddyCheckpoints.start(transport, root, agreed, buddy,
             System.err::println) : null;
         final long restored = buddies == null ? agreed : buddies.restored();
         final FileCheckpointStore store;
         try
         {
             store = Checkpoints.store(root.resolve("rank-" + transport.rank())).globalCut(restored)
-                .keep(buddy ? BuddyCheckpoints.KEPT : 2).open();
+                .keep(buddy != null ? BuddyCheckpoints.KEPT : 2).open();
         }
         catch (final IOException | RuntimeException e)
         {

@@ -191,6 +191,12 @@ final class RunCommand implements Callable<Integer>
         "its buddy. none (default) keeps checkpoints on each rank's own disk only.")
     private String buddy = "none";
 
+    @Option(names = "--buddy-stream", paramLabel = "HOW", description = "With --buddy staged, how each rank's chunks " +
+        "travel to its buddy: messages (default), two-sided; or puts, one-sided into a ring window of 4 slots the " +
+        "buddy created. Ranks run UCX over TCP, where a put is emulated by the target's progress thread; there the " +
+        "copy measured about half as fast with puts (see the README).")
+    private String buddyStream = "messages";
+
     @Option(names = "--checkpoint-mode", hidden = true, defaultValue = "semi_blocking",
         description = "semi_blocking or blocking (bench checkpoint compares them).")
     private CheckpointMode checkpointMode;
@@ -328,7 +334,8 @@ final class RunCommand implements Callable<Integer>
         else if (checkpointDir != null)
         {
             global = RankCheckpoints.configure(config.checkpointMode(checkpointMode), transport, checkpointDir,
-                checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()), !"none".equals(buddy));
+                checkpointEvery, mtbf, RankEnvironment.incarnation(System.getenv()),
+                "none".equals(buddy) ? null : buddyStream());
         }
         final Path traceFile = trace != null ? trace : report == null ? null : UtilisationReport.traceNextTo(report);
         if (traceFile != null)
@@ -596,12 +603,29 @@ final class RunCommand implements Callable<Integer>
     /** @return DRAM a rank holds outside the engine, charged to its budget: the buddy copy's buffers. */
     private long reserved(final Transport transport)
     {
-        return transport != null && "staged".equals(buddy) ? BuddyCheckpoints.DRAM_BYTES : 0;
+        return transport != null && "staged".equals(buddy) ? BuddyCheckpoints.dramBytes(buddyStream()) : 0;
+    }
+
+    private BuddyCheckpoints.Stream buddyStream()
+    {
+        return switch (buddyStream)
+        {
+            case "messages" -> BuddyCheckpoints.Stream.MESSAGES;
+            case "puts" -> BuddyCheckpoints.Stream.PUTS;
+            default -> throw new ParameterException(spec.commandLine(), "--buddy-stream '" + buddyStream + "' is not " +
+                "a way to copy: use messages or puts");
+        };
     }
 
     /** Refuses a {@code --buddy} mode that cannot run here. */
     private void checkBuddy(final boolean distributed)
     {
+        buddyStream();
+        if (!"messages".equals(buddyStream) && !"staged".equals(buddy))
+        {
+            throw new ParameterException(spec.commandLine(), "--buddy-stream says how --buddy staged copies travel; " +
+                "add --buddy staged");
+        }
         switch (buddy)
         {
             case "none":

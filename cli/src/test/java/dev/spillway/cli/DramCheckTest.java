@@ -5,6 +5,8 @@ import dev.spillway.kernels.dense.Lu;
 import dev.spillway.memory.ByteUnits;
 import dev.spillway.resilience.buddy.BuddyCheckpoints;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.function.IntToLongFunction;
 
@@ -18,28 +20,30 @@ class DramCheckTest
     private static final IntToLongFunction PAGES = size -> (size + 4095L) & -4096L;
     private static final Lu LU = new Lu(512, 64, false, new JavaBlas());
 
-    @Test
-    void aBudgetThatCannotAlsoHoldTheBuddyBuffersIsRefusedNamingThem()
+    @ParameterizedTest
+    @EnumSource(BuddyCheckpoints.Stream.class)
+    void aBudgetThatCannotAlsoHoldTheBuddyBuffersIsRefusedNamingThem(final BuddyCheckpoints.Stream stream)
     {
-        final String problem = check(2L << 20, BuddyCheckpoints.DRAM_BYTES).problem(PAGES);
-        assertTrue(problem != null && problem.contains("plus " + ByteUnits.format(BuddyCheckpoints.DRAM_BYTES) +
+        final long buffers = BuddyCheckpoints.dramBytes(stream);
+        final String problem = check(2L << 20, buffers).problem(PAGES);
+        assertTrue(problem != null && problem.contains("plus " + ByteUnits.format(buffers) +
             " for the buddy copy's buffers"), problem);
         final long suggested = Long.parseLong(problem.replaceAll(".*use --dram (\\d+)k or more.*", "$1")) << 10;
-        assertTrue(suggested >= BuddyCheckpoints.DRAM_BYTES, problem);
+        assertTrue(suggested >= buffers, problem);
         assertTrue(!problem.contains("--tile"), "a smaller tile cannot make room for the buffers: " + problem);
-        assertNull(check(suggested, BuddyCheckpoints.DRAM_BYTES).problem(PAGES), "the suggestion runs");
-        assertEquals(suggested, check(2L << 20, BuddyCheckpoints.DRAM_BYTES).need(PAGES) + 1023 >> 10 << 10);
+        assertNull(check(suggested, buffers).problem(PAGES), "the suggestion runs");
+        assertEquals(suggested, check(2L << 20, buffers).need(PAGES) + 1023 >> 10 << 10);
     }
 
     @Test
     void withoutABuddyTheSameBudgetSuffices()
     {
+        final long buffers = BuddyCheckpoints.dramBytes(BuddyCheckpoints.Stream.MESSAGES);
         assertNull(check(2L << 20, 0).problem(PAGES));
         final String tooSmall = check(64L << 10, 0).problem(PAGES);
         assertTrue(tooSmall != null && !tooSmall.contains("buddy") && tooSmall.contains("(or a smaller --tile)"),
             tooSmall);
-        final String roomForTheBuffers = check(BuddyCheckpoints.DRAM_BYTES + (64L << 10), BuddyCheckpoints.DRAM_BYTES)
-            .problem(PAGES);
+        final String roomForTheBuffers = check(buffers + (64L << 10), buffers).problem(PAGES);
         assertTrue(roomForTheBuffers != null && roomForTheBuffers.contains("(or a smaller --tile)"), roomForTheBuffers);
     }
 

@@ -3,6 +3,7 @@ package dev.spillway.ranks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.memory.ByteUnits;
 import dev.spillway.resilience.buddy.BuddyCheckpoints;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -39,10 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BuddyNodeLossTest
 {
     private static final Duration LIMIT = Duration.ofMinutes(10);
-    /** 2 MiB for data, as before the buddy copy's buffers were charged to it, plus those buffers. */
-    private static final String DRAM = ((2L << 20) + BuddyCheckpoints.DRAM_BYTES >> 10) + "k";
     private static final List<String> LU = List.of("run", "lu", "--n", "512", "--tile", "64", "--workers", "1",
-        "--dram", DRAM, "--checkpoint-every", "30", "--buddy", "staged");
+        "--checkpoint-every", "30", "--buddy", "staged");
 
     @TempDir
     static Path shared;
@@ -78,6 +78,21 @@ class BuddyNodeLossTest
         final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--crash-at", spec), Set.of(victim), false,
             null);
         assertRestoredFromBuddy(run, victim, 1 - victim);
+    }
+
+    /**
+     * With every chunk put one-sided into the buddy's ring: rank 1 killed as it puts a chunk of its third generation
+     * or a later one, the buddy's newest complete copy restored.
+     */
+    @Test
+    void overPutsALostNodeComesBackFromItsBuddy() throws Exception
+    {
+        final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--crash-at", STREAMING), Set.of(1), false,
+            null, BuddyCheckpoints.Stream.PUTS);
+        assertRestoredFromBuddy(run, 1, 0);
+        assertTrue(run.child.stderr().contains("the buddy copy's buffers take " +
+            ByteUnits.format(BuddyCheckpoints.dramBytes(BuddyCheckpoints.Stream.PUTS))), "the ranks must hold the " +
+            "ring's buffers, so copy over puts: " + run.child.output());
     }
 
     @Test
@@ -166,6 +181,13 @@ class BuddyNodeLossTest
     private static Launch launch(final Path dir, final int ranks, final List<String> args, final Set<Integer> lost,
         final boolean flip, final String verify) throws Exception
     {
+        return launch(dir, ranks, args, lost, flip, verify, BuddyCheckpoints.Stream.MESSAGES);
+    }
+
+    /** As above, the chunks sent as {@code stream}, with 2 MiB of DRAM for data beside the copy's buffers. */
+    private static Launch launch(final Path dir, final int ranks, final List<String> args, final Set<Integer> lost,
+        final boolean flip, final String verify, final BuddyCheckpoints.Stream stream) throws Exception
+    {
         Files.createDirectories(dir);
         final Path ckpt = dir.resolve("ckpt");
         final List<String> all = new ArrayList<>(List.of("launch", "-n", Integer.toString(ranks)));
@@ -175,6 +197,8 @@ class BuddyNodeLossTest
             all.addAll(List.of("--lose-disks", String.join(",", lost.stream().sorted().map(String::valueOf).toList())));
         }
         all.addAll(LU);
+        all.addAll(List.of("--dram", ((2L << 20) + BuddyCheckpoints.dramBytes(stream) >> 10) + "k", "--buddy-stream",
+            stream.name().toLowerCase(Locale.ROOT)));
         all.addAll(List.of("--checkpoint-dir", ckpt.toString(), "--dir", dir.resolve("spill").toString(), "--json",
             dir.resolve("out.json").toString()));
         RankChild child = RankChild.cli("launch", all);

@@ -4,7 +4,11 @@ import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.io.DirectIo;
 import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.Window;
+import dev.spillway.rdma.WindowHandle;
 import dev.spillway.ranks.CommitCopy;
 import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.store.GenerationFiles;
@@ -18,8 +22,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Buddy checkpoints in {@code staged} mode (design part B.2): every generation a rank commits in
@@ -28,12 +32,13 @@ import java.util.stream.Stream;
  * global checkpoint the job restarts from (its node and disk were lost) fetches the copy back from its buddy before
  * its store opens, and verifies every block of it. When that cut survives for some rank neither in its directory nor
  * at its buddy, or a fetched copy fails verification, the job resumes from the newest older global cut that every
- * rank holds and none rejected ({@link #restored()}). Files travel as two-sided messages of 1 MiB chunks, each with a
- * CRC32C.
+ * rank holds and none rejected ({@link #restored()}). Files travel in 1 MiB chunks, each with a CRC32C, as
+ * two-sided messages or put one-sided into a ring window the buddy created ({@link Stream}); a copy is fetched back
+ * as messages.
  *
  * <pre>{@code
  * long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
- * BuddyCheckpoints buddies = BuddyCheckpoints.start(transport, root, restored, System.err::println);
+ * BuddyCheckpoints buddies = BuddyCheckpoints.start(transport, root, restored, Stream.MESSAGES, System.err::println);
  * // open the store and the policy at buddies.restored()
  * globalCheckpoints.copyCommitsTo(buddies);
  * }</pre>
@@ -45,13 +50,22 @@ public final class BuddyCheckpoints implements CommitCopy
      * it: the newest global checkpoint and the two cuts a rank may commit after it while their copies are in flight.
      */
     public static final int KEPT = 3;
-    /**
-     * DRAM a rank holds for its copies while it runs, outside the engine: the messages in flight to its buddy and the
-     * receives posted for its partner, each a chunk and its fields, and the aligned staging buffer at each end. The
-     * run charges it to the rank's DRAM budget.
-     */
-    public static final long DRAM_BYTES = (long)(OutgoingFiles.IN_FLIGHT + BuddyKeeper.POSTED) *
-        (BuddyWire.CHUNK_BYTES + BuddyWire.FIELDS_BYTES) + 2L * (BuddyWire.CHUNK_BYTES + DirectIo.ALIGNMENT);
+
+    /** How a rank's chunks travel to its buddy. */
+    public enum Stream
+    {
+        /**
+         * Two-sided tagged messages, 4 in flight, into 4 receives the buddy posted. With UCX over TCP (peer error
+         * handling on, as ranks run) the faster: there a put is emulated by the target's progress thread.
+         */
+        MESSAGES,
+        /**
+         * One-sided puts into a ring window of 4 slots the buddy created, each announced by a small message once
+         * flushed and given back by the buddy once written: truly one-sided where the transport is (shared memory,
+         * RDMA).
+         */
+        PUTS
+    }
 
     private static final String COPY_PREFIX = CutsHeld.COPY_PREFIX;
 
@@ -78,12 +92,13 @@ public final class BuddyCheckpoints implements CommitCopy
      *
      * @param root     the job's checkpoint directory, holding {@code rank-R/}.
      * @param restored the global cut's index, or {@link Cut#LOCAL} when the job starts from the beginning.
+     * @param stream   how chunks travel to the buddy; the same on every rank.
      * @param log      told of the placement, fetches and copies, for people.
      * @throws IOException when this rank needs its copy and no surviving one exists: "no surviving copy of rank r",
      *                     naming where it looked and why each place failed.
      */
     public static BuddyCheckpoints start(final Transport transport, final Path root, final long restored,
-        final Consumer<String> log) throws IOException
+        final Stream stream, final Consumer<String> log) throws IOException
     {
         if (transport.size() < 2)
         {
@@ -143,8 +158,9 @@ public final class BuddyCheckpoints implements CommitCopy
                 }
                 if (keeper == null)
                 {
-                    keeper = BuddyKeeper.start(transport, partner, copy);
-                    shipper = new BuddyShipper(transport, buddy, own, log);
+                    keeper = BuddyKeeper.start(transport, partner, copy, stream);
+                    shipper = new BuddyShipper(transport, buddy, keeper.ring() == null ? null :
+                        exchangeRings(transport, keeper.ring(), partner, buddy), own, log);
                 }
                 final Thread server = resumed == Cut.LOCAL || held.owns(partner, resumed) ? null :
                     serve(transport, partner, copy, resumed);
@@ -193,9 +209,12 @@ public final class BuddyCheckpoints implements CommitCopy
         }
         catch (final IOException | RuntimeException e)
         {
-            if (keeper != null)
+            if (shipper != null)
             {
                 shipper.close();
+            }
+            if (keeper != null)
+            {
                 keeper.close();
             }
             throw e;
@@ -262,6 +281,43 @@ public final class BuddyCheckpoints implements CommitCopy
         keeper.close();
     }
 
+    /**
+     * @return DRAM a rank holds for its copies while it runs, outside the engine, which the run charges to its
+     *         budget: the aligned staging buffer at each end and the buddy's answer; with {@link Stream#MESSAGES}
+     *         the messages in flight to the buddy and the receives posted for the partner, each a chunk and its
+     *         fields; with {@link Stream#PUTS} the ring the partner puts into and the buffers put from, each a slot,
+     *         and the notices and credits.
+     */
+    public static long dramBytes(final Stream stream)
+    {
+        final long both = 2L * (BuddyWire.CHUNK_BYTES + DirectIo.ALIGNMENT) + BuddyWire.FIELDS_BYTES + 8;
+        return both + switch (stream)
+        {
+            case MESSAGES -> (long)(MessageOutlet.IN_FLIGHT + BuddyKeeper.POSTED) *
+                (BuddyWire.CHUNK_BYTES + BuddyWire.FIELDS_BYTES);
+            case PUTS -> (long)(BuddyWire.SLOTS + RingOutlet.BUFFERS) * BuddyWire.SLOT_BYTES +
+                (3L * BuddyWire.SLOTS + BuddyKeeper.POSTED) * BuddyWire.NOTICE_BYTES;
+        };
+    }
+
+    /**
+     * Hands this rank's ring to its partner and takes its buddy's (the same rank in mutual pairs).
+     *
+     * @return the buddy's ring.
+     */
+    private static WindowHandle exchangeRings(final Transport transport, final Window ring, final int partner,
+        final int buddy)
+    {
+        final ByteBuffer theirs = ByteBuffer.allocateDirect(BuddyWire.FIELDS_BYTES);
+        final CompletableFuture<Message> received = transport.receive(buddy, BuddyWire.RING_TAG, theirs);
+        final byte[] mine = ring.handle().toBytes();
+        Collectives.await(transport.send(partner, Header.of(BuddyWire.RING_TAG),
+            ByteBuffer.allocateDirect(mine.length).put(mine).flip()));
+        final byte[] bytes = new byte[Collectives.await(received).length()];
+        theirs.get(0, bytes);
+        return WindowHandle.fromBytes(bytes);
+    }
+
     private static String describe(final BuddyPlacement placement)
     {
         final StringBuilder text = new StringBuilder(placement.kind().name().toLowerCase(Locale.ROOT));
@@ -320,13 +376,13 @@ public final class BuddyCheckpoints implements CommitCopy
                 }
                 final long gen = GenerationFiles.ofGlobalCut(copy, restored);
                 final List<String> names = GenerationFiles.names(copy, gen);
-                final OutgoingFiles out = new OutgoingFiles(transport, partner, BuddyWire.FETCH_TAG, null);
+                final OutgoingFiles out = new OutgoingFiles(new MessageOutlet(transport, partner, BuddyWire.FETCH_TAG),
+                    null);
                 for (final String name : names)
                 {
                     out.send(gen, copy.resolve(name));
                 }
-                out.drain();
-                BuddyWire.send(transport, partner, BuddyWire.FETCH_TAG, BuddyWire.end(gen, names));
+                out.end(gen, names);
                 none = null;
             }
             catch (final InterruptedException e)
@@ -441,7 +497,7 @@ public final class BuddyCheckpoints implements CommitCopy
         {
             for (final Path copy : copies)
             {
-                try (Stream<Path> files = Files.walk(copy))
+                try (java.util.stream.Stream<Path> files = Files.walk(copy))
                 {
                     for (final Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator)
                     {

@@ -1,10 +1,13 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportTimeoutException;
+import dev.spillway.rdma.Window;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.nio.ByteBuffer;
@@ -24,7 +27,12 @@ import static java.lang.System.Logger.Level.WARNING;
  * begins a cut only once the cut two before it is globally committed, and a restart first drops copies newer than
  * the cut it resumes from ({@link GenerationFiles#dropAfter}). Chunks of a generation that never ended (the partner
  * died sending it) are dropped when the next one starts; messages of a lost incarnation are fenced by the transport.
- * {@link #POSTED} receives stand at once, so a chunk can land while the one before is written.
+ * {@link #POSTED} receives stand at once, so a message can land while a chunk is written.
+ *
+ * <p>With {@link BuddyCheckpoints.Stream#PUTS}, the partner puts each message into a slot of this rank's ring window
+ * and announces it ({@link RingOutlet}); the keeper takes the slot and gives it back. Every start of a job makes a
+ * new ring, which stays registered until the transport closes: with UCX over TCP a put is applied by this rank's
+ * progress thread at the address it names, so a window must not go while a partner (or a zombie of it) may put.
  */
 final class BuddyKeeper implements AutoCloseable
 {
@@ -35,26 +43,46 @@ final class BuddyKeeper implements AutoCloseable
     private final Transport transport;
     private final int partner;
     private final Path copy;
+    private final Window ring;
+    private final ByteBuffer[] credits = new ByteBuffer[BuddyWire.SLOTS];
+    private final CompletableFuture<?>[] creditsSent = new CompletableFuture<?>[BuddyWire.SLOTS];
     private final Thread thread;
     private volatile boolean closed;
     /** Keeper thread: why the generation arriving cannot be kept, empty while it can. */
     private String error = "";
 
-    private BuddyKeeper(final Transport transport, final int partner, final Path copy)
+    private BuddyKeeper(final Transport transport, final int partner, final Path copy,
+        final BuddyCheckpoints.Stream stream)
     {
         this.transport = transport;
         this.partner = partner;
         this.copy = copy;
+        this.ring = stream == BuddyCheckpoints.Stream.PUTS ? transport.createWindow("ring for rank " + partner +
+            "'s checkpoint copy", BuddyWire.SLOTS * BuddyWire.SLOT_BYTES) : null;
+        for (int slot = 0; ring != null && slot < BuddyWire.SLOTS; slot++)
+        {
+            credits[slot] = BuddyWire.noticeBuffer();
+        }
         this.thread = new Thread(this::run, "spillway-rank-" + transport.rank() + "-buddy-of-" + partner);
         thread.setDaemon(true);
     }
 
-    /** Starts keeping {@code partner}'s copy in {@code copy}. */
-    static BuddyKeeper start(final Transport transport, final int partner, final Path copy)
+    /**
+     * Starts keeping {@code partner}'s copy in {@code copy}; with {@link BuddyCheckpoints.Stream#PUTS} the partner
+     * needs {@link #ring()}'s handle.
+     */
+    static BuddyKeeper start(final Transport transport, final int partner, final Path copy,
+        final BuddyCheckpoints.Stream stream)
     {
-        final BuddyKeeper keeper = new BuddyKeeper(transport, partner, copy);
+        final BuddyKeeper keeper = new BuddyKeeper(transport, partner, copy, stream);
         keeper.thread.start();
         return keeper;
+    }
+
+    /** @return the window the partner puts its messages into, or null when it sends them. */
+    Window ring()
+    {
+        return ring;
     }
 
     private record Posted(ByteBuffer buffer, CompletableFuture<Message> message)
@@ -70,7 +98,7 @@ final class BuddyKeeper implements AutoCloseable
         {
             for (int i = 0; i < POSTED; i++)
             {
-                posted.add(post(BuddyWire.messageBuffer()));
+                posted.add(post(ring == null ? BuddyWire.messageBuffer() : BuddyWire.noticeBuffer()));
             }
             while (!closed)
             {
@@ -123,10 +151,33 @@ final class BuddyKeeper implements AutoCloseable
         return new Posted(buffer, transport.receive(partner, BuddyWire.STREAM_TAG, buffer.clear()));
     }
 
-    /** Takes one message; a failure to keep the copy is answered at the generation's end, never thrown. */
+    /** Takes a message, or the slot a notice names; a failure to keep the copy is answered at the generation's end. */
     private void handle(final IncomingFiles files, final ByteBuffer message) throws InterruptedException
     {
         final byte kind = message.get();
+        if (kind != BuddyWire.SLOT)
+        {
+            take(files, kind, message);
+            return;
+        }
+        final int slot;
+        final int length;
+        if (ring == null || message.remaining() != BuddyWire.NOTICE_FIELDS || (slot = message.getInt()) < 0 ||
+            slot >= BuddyWire.SLOTS || (length = message.getInt()) < 1 || length > BuddyWire.SLOT_BYTES)
+        {
+            throw new IllegalStateException("rank " + partner + " sent a notice that names no slot of a ring (" +
+                message.limit() + " bytes)");
+        }
+        // A slice reads big-endian, the wire's order.
+        final ByteBuffer held = ring.buffer().position(slot * BuddyWire.SLOT_BYTES)
+            .limit(slot * BuddyWire.SLOT_BYTES + length).slice();
+        take(files, held.get(), held);
+        giveBack(slot);
+    }
+
+    private void take(final IncomingFiles files, final byte kind, final ByteBuffer message)
+        throws InterruptedException
+    {
         if (kind == BuddyWire.END)
         {
             end(files, message);
@@ -144,6 +195,16 @@ final class BuddyKeeper implements AutoCloseable
         {
             error = "chunk refused: " + e;
         }
+    }
+
+    private void giveBack(final int slot)
+    {
+        if (creditsSent[slot] != null)
+        {
+            Collectives.await(creditsSent[slot]);
+        }
+        credits[slot].clear().putInt(slot).flip();
+        creditsSent[slot] = transport.send(partner, Header.of(BuddyWire.CREDIT_TAG), credits[slot]);
     }
 
     private void end(final IncomingFiles files, final ByteBuffer message) throws InterruptedException

@@ -4,6 +4,7 @@ import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.memory.ByteUnits;
 import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.WindowHandle;
 import dev.spillway.ranks.CommitCopy;
 import dev.spillway.resilience.store.GenerationFiles;
 
@@ -23,9 +24,9 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Copies each generation a rank commits to its buddy, on a thread of its own: the files the generation needs that
- * this process has not sent yet (after a restart, all of them), then the end of the generation; it is durable once
- * the buddy answers that it forced and renamed them. Should the buddy miss a file sent earlier, the whole generation
- * is sent once more.
+ * this process has not sent yet (after a restart, all of them), then the end of the generation, as messages or put
+ * into the buddy's ring window ({@link RingOutlet}); it is durable once the buddy answers that it forced and renamed
+ * them. Should the buddy miss a file sent earlier, the whole generation is sent once more.
  */
 final class BuddyShipper implements CommitCopy
 {
@@ -35,6 +36,7 @@ final class BuddyShipper implements CommitCopy
     private final int buddy;
     private final Path dir;
     private final ExecutorService thread;
+    private final ChunkOutlet outlet;
     private final OutgoingFiles out;
     private final Set<String> sent = new HashSet<>();
     private final ByteBuffer answer = ByteBuffer.allocateDirect(BuddyWire.FIELDS_BYTES + 8);
@@ -48,16 +50,20 @@ final class BuddyShipper implements CommitCopy
     private long sendNanos;
 
     /**
-     * @param dir the rank's own checkpoint directory.
-     * @param log told of the first generation copied; later ones are logged at DEBUG.
+     * @param ring the buddy's ring window to put into, or null to send messages.
+     * @param dir  the rank's own checkpoint directory.
+     * @param log  told of the first generation copied; later ones are logged at DEBUG.
      */
-    BuddyShipper(final Transport transport, final int buddy, final Path dir, final Consumer<String> log)
+    BuddyShipper(final Transport transport, final int buddy, final WindowHandle ring, final Path dir,
+        final Consumer<String> log)
     {
         this.transport = transport;
         this.buddy = buddy;
         this.dir = dir;
         this.log = log;
-        this.out = new OutgoingFiles(transport, buddy, BuddyWire.STREAM_TAG, CrashPoints.BUDDY_STREAM);
+        this.outlet = ring == null ? new MessageOutlet(transport, buddy, BuddyWire.STREAM_TAG) :
+            new RingOutlet(transport, ring, () -> closed);
+        this.out = new OutgoingFiles(outlet, CrashPoints.BUDDY_STREAM);
         this.thread = Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "spillway-rank-" + transport.rank() + "-buddy-copy");
@@ -88,7 +94,8 @@ final class BuddyShipper implements CommitCopy
     @Override
     public String state()
     {
-        return state;
+        final String waiting = outlet instanceof RingOutlet ring ? ring.waiting() : null;
+        return waiting == null ? state : state + ": " + waiting;
     }
 
     private void ship(final long gen, final long globalIndex, final Runnable durable, final Consumer<String> failed)
@@ -133,6 +140,7 @@ final class BuddyShipper implements CommitCopy
         }
         catch (final Exception e)
         {
+            outlet.abandon();
             if (!closed)
             {
                 failed.accept("copying generation " + gen + " to buddy rank " + buddy + " failed: " + e.getMessage());
@@ -158,7 +166,7 @@ final class BuddyShipper implements CommitCopy
         sentBytes = out.bytes() - before;
         sendNanos = System.nanoTime() - started;
         CrashPoints.hit(CrashPoints.BUDDY_BEFORE_END);
-        BuddyWire.send(transport, buddy, BuddyWire.STREAM_TAG, BuddyWire.end(gen, names));
+        out.end(gen, names);
         state = "waiting for buddy rank " + buddy + " to make generation " + gen + " durable";
         while (true)
         {

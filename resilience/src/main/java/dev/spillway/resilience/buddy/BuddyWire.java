@@ -7,6 +7,8 @@ import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportTimeoutException;
 import dev.spillway.ranks.DistributedSpillway;
 
+import java.io.IOException;
+import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,10 +24,15 @@ import java.util.zip.CRC32C;
  * chunks: {@code CHUNK generation name fileSize offset crc32c bytes}; then {@code END generation names}, the manifest
  * last. {@code NONE reason} says a copy cannot be served. The buddy answers each {@code END} on
  * {@link #DURABLE_TAG}: {@code generation error}, the error empty when the copy is durable.
+ *
+ * <p>Towards the buddy each chunk and end is put one-sided into a slot of its ring window ({@link #SLOTS} slots of
+ * {@link #SLOT_BYTES}), announced once flushed by {@code SLOT slot length} on {@link #STREAM_TAG}, and the buddy
+ * gives the slot back with {@code slot} on {@link #CREDIT_TAG} ({@link RingOutlet}). A copy fetched back comes as
+ * two-sided messages on {@link #FETCH_TAG}.
  */
 final class BuddyWire
 {
-    /** A rank's generations, chunk by chunk, to its buddy. */
+    /** A rank's generations, chunk by chunk, to its buddy: the chunks themselves, or notices of the ring's slots. */
     static final int STREAM_TAG = DistributedSpillway.FIRST_DATA_TAG - 13;
     /** The buddy's answer to each generation's end. */
     static final int DURABLE_TAG = DistributedSpillway.FIRST_DATA_TAG - 14;
@@ -35,6 +42,10 @@ final class BuddyWire
     static final int GATHER_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
     /** Whether each rank restored the cut of a round of the restore, gathered after each round. */
     static final int VERIFY_TAG = DistributedSpillway.FIRST_DATA_TAG - 17;
+    /** The handles of the ranks' ring windows, gathered as a job starts. */
+    static final int RING_TAG = DistributedSpillway.FIRST_DATA_TAG - 19;
+    /** A buddy giving a slot of its ring back. */
+    static final int CREDIT_TAG = DistributedSpillway.FIRST_DATA_TAG - 20;
 
     /** How long closing waits for the copy's and the keeper's threads to stop: a safety net, they stop at once. */
     static final long STOP_MS = 30_000;
@@ -42,10 +53,19 @@ final class BuddyWire
     static final byte CHUNK = 1;
     static final byte END = 2;
     static final byte NONE = 3;
+    static final byte SLOT = 4;
     /** Bytes of a file per chunk. */
     static final int CHUNK_BYTES = 1 << 20;
     /** Room for a chunk's fields before its bytes, and for the other messages' texts. */
     static final int FIELDS_BYTES = 64 * 1024;
+    /** Slots of a ring window. */
+    static final int SLOTS = 4;
+    /** Bytes of a slot: a chunk and its fields, which take at most 64 bytes (a checked name is at most 31). */
+    static final int SLOT_BYTES = CHUNK_BYTES + 4096;
+    /** Bytes of a slot's notice, {@code SLOT slot length}, and of a credit, {@code slot}, with room to spare. */
+    static final int NOTICE_BYTES = 16;
+    /** Bytes of a notice after its kind: the slot and the length. */
+    static final int NOTICE_FIELDS = 8;
     /** The only names a copy may hold: a peer cannot write elsewhere. */
     private static final Pattern NAME = Pattern.compile("gen-\\d{1,18}\\.manifest|blocks-\\d{1,18}\\.dat");
 
@@ -57,6 +77,12 @@ final class BuddyWire
     static ByteBuffer messageBuffer()
     {
         return ByteBuffer.allocateDirect(CHUNK_BYTES + FIELDS_BYTES);
+    }
+
+    /** @return a direct buffer for a slot's notice or credit. */
+    static ByteBuffer noticeBuffer()
+    {
+        return ByteBuffer.allocateDirect(NOTICE_BYTES);
     }
 
     /** @throws IllegalArgumentException unless {@code name} is a generation file's. */
@@ -85,17 +111,25 @@ final class BuddyWire
         buffer.putLong(fileSize).putLong(offset).putInt(crc);
     }
 
-    static ByteBuffer end(final long generation, final List<String> names)
+    /**
+     * Writes {@code END generation names} into {@code buffer}, cleared.
+     *
+     * @return the buffer, flipped.
+     * @throws IOException when the names do not fit, naming how many there are.
+     */
+    static ByteBuffer end(final ByteBuffer buffer, final long generation, final List<String> names) throws IOException
     {
-        int bytes = 1 + 8 + 4;
-        for (final String name : names)
+        try
         {
-            bytes += 2 + name.getBytes(StandardCharsets.UTF_8).length;
+            buffer.clear().put(END).putLong(generation).putInt(names.size());
+            names.forEach(name -> putString(buffer, name));
+            return buffer.flip();
         }
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(bytes);
-        buffer.put(END).putLong(generation).putInt(names.size());
-        names.forEach(name -> putString(buffer, name));
-        return buffer.flip();
+        catch (final BufferOverflowException e)
+        {
+            throw new IOException("generation " + generation + " names " + names.size() + " files, more than a " +
+                "message of " + buffer.capacity() + " bytes holds", e);
+        }
     }
 
     static ByteBuffer none(final String reason)

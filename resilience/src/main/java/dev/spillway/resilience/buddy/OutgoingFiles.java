@@ -1,9 +1,6 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.io.CrashPoints;
-import dev.spillway.rdma.Collectives;
-import dev.spillway.rdma.Header;
-import dev.spillway.rdma.Transport;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -11,33 +8,24 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
-import java.util.concurrent.CompletableFuture;
+import java.util.List;
 
 /**
- * Sends files as {@link BuddyWire} chunks to one rank, with up to {@link #IN_FLIGHT} chunks on the wire at once.
- * Files are read with {@code O_DIRECT} where the directory takes it ({@link DirectChunks}). One thread uses it.
+ * Reads files as {@link BuddyWire} chunks, then a generation's end, and hands them to an outlet: two-sided messages
+ * or puts into a buddy's ring. Files are read with {@code O_DIRECT} where the directory takes it
+ * ({@link DirectChunks}). One thread uses it.
  */
 final class OutgoingFiles
 {
-    static final int IN_FLIGHT = 4;
-
-    private final Transport transport;
-    private final int target;
-    private final int tag;
+    private final ChunkOutlet outlet;
     private final String crashPoint;
-    private final ByteBuffer[] buffers = new ByteBuffer[IN_FLIGHT];
-    private final ArrayDeque<CompletableFuture<Void>> sends = new ArrayDeque<>();
     private final DirectChunks files = new DirectChunks("buddy copies are read through the page cache");
-    private int next;
     private long bytes;
 
     /** @param crashPoint hit before each chunk goes out, or null. */
-    OutgoingFiles(final Transport transport, final int target, final int tag, final String crashPoint)
+    OutgoingFiles(final ChunkOutlet outlet, final String crashPoint)
     {
-        this.transport = transport;
-        this.target = target;
-        this.tag = tag;
+        this.outlet = outlet;
         this.crashPoint = crashPoint;
     }
 
@@ -61,7 +49,7 @@ final class OutgoingFiles
                 {
                     CrashPoints.hit(crashPoint);
                 }
-                final ByteBuffer buffer = freeBuffer();
+                final ByteBuffer buffer = outlet.free();
                 final int length = (int) Math.min(BuddyWire.CHUNK_BYTES, size - offset);
                 final int fields = BuddyWire.chunkFieldsBytes(name);
                 // The file's bytes go after the fields, which are written once their CRC is known.
@@ -71,8 +59,7 @@ final class OutgoingFiles
                     throw new EOFException(file + " ended before byte " + (offset + length) + " of " + size);
                 }
                 BuddyWire.chunkFields(buffer, gen, name, size, offset, BuddyWire.crc(data.flip()));
-                buffer.position(0).limit(fields + length);
-                sends.add(transport.send(target, Header.of(tag), buffer));
+                outlet.send(buffer.position(0).limit(fields + length));
                 offset += length;
                 bytes += length;
             }
@@ -80,26 +67,16 @@ final class OutgoingFiles
         }
     }
 
-    /** Waits until every chunk sent may be reused. */
-    void drain() throws InterruptedException
+    /** Sends the end of generation {@code gen}, which needs the files {@code names}, and waits until all is out. */
+    void end(final long gen, final List<String> names) throws IOException, InterruptedException
     {
-        while (!sends.isEmpty())
-        {
-            Collectives.await(sends.poll());
-        }
+        outlet.send(BuddyWire.end(outlet.free(), gen, names));
+        outlet.drain();
     }
 
-    private ByteBuffer freeBuffer() throws InterruptedException
+    /** Waits until every chunk sent is out. */
+    void drain() throws InterruptedException
     {
-        if (sends.size() == IN_FLIGHT)
-        {
-            Collectives.await(sends.poll());
-        }
-        final int i = next++ % IN_FLIGHT;
-        if (buffers[i] == null)
-        {
-            buffers[i] = BuddyWire.messageBuffer();
-        }
-        return buffers[i];
+        outlet.drain();
     }
 }

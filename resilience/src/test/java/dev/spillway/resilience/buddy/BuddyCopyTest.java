@@ -42,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link BuddyCheckpoints} between two ranks of an {@link InProcessFabric}: generations committed in a rank's store
  * reach its buddy's copy, which keeps the three newest and restores them through a {@link FileCheckpointStore}; a rank
- * whose directory is gone fetches the copy back; with both gone, "no surviving copy".
+ * whose directory is gone fetches the copy back; with both gone, "no surviving copy". Chunks travel as messages here,
+ * put into the buddy's ring in {@link BuddyCopyOverPutsTest}.
  */
 class BuddyCopyTest
 {
@@ -51,6 +52,12 @@ class BuddyCopyTest
 
     @TempDir
     Path root;
+
+    /** @return how chunks travel to the buddy. */
+    BuddyCheckpoints.Stream stream()
+    {
+        return BuddyCheckpoints.Stream.MESSAGES;
+    }
 
     @Test
     void copiesReachTheBuddyAndComeBack() throws Exception
@@ -91,6 +98,37 @@ class BuddyCopyTest
             buddies.forEach(BuddyCheckpoints::close);
         }
         assertBlocks(blocks, restore(root.resolve("rank-1"), 400), "the fetched copy restores as written");
+    }
+
+    /**
+     * A generation of more chunks than the buddy keeps receives posted, or its ring has slots, goes through them in
+     * turn, twice over: the copy is the rank's generation, byte for byte.
+     */
+    @Test
+    void aGenerationOfMoreChunksThanTheBuddyTakesAtOnceArrivesWhole() throws Exception
+    {
+        final int large = BuddyWire.CHUNK_BYTES * 2 + 12_345;
+        final Map<String, byte[]> blocks = new TreeMap<>();
+        for (int t = 0; t < 3; t++)
+        {
+            blocks.put("large-" + t, bytes(200 + t, large));
+        }
+        assertTrue(3L * large > (long) Math.max(BuddyWire.SLOTS, BuddyKeeper.POSTED) * BuddyWire.CHUNK_BYTES,
+            "the generation must need more slots than the ring has, and more receives than the buddy posts");
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, blocks, 0);
+                final Map<String, byte[]> changed = Map.of("large-1", bytes(300, large), "large-2", bytes(301, large));
+                blocks.putAll(changed);
+                stores.commitAndCopy(buddies, changed, 1);
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        assertBlocks(blocks, restore(root.resolve("rank-0").resolve("buddy-of-1"), 200),
+            "the copy restores the newest generation as the rank wrote it");
     }
 
     @Test
@@ -335,7 +373,7 @@ class BuddyCopyTest
             {
                 try
                 {
-                    return BuddyCheckpoints.start(transport, root, restored, log);
+                    return BuddyCheckpoints.start(transport, root, restored, stream(), log);
                 }
                 catch (final IOException e)
                 {
