@@ -131,19 +131,19 @@ class RunCommandTest
         final String[] base = {"run", "lu", "--n", "256", "--tile", "64", "--dir", tmp.toString(), "--checkpoint-dir",
             tmp.resolve("ckpt").toString()};
         for (final String[] refused : new String[][] {
-            {"--buddy", "staged", "--buddy staged copies each rank's checkpoint to another rank: run it under spillway " +
-                "launch"},
+            {"--buddy", "staged", "--buddy staged copies each rank's checkpoint to another rank: run it under " +
+                "spillway launch"},
             {"--buddy", "memory", "--buddy memory (copies in the buddy's DRAM) is not built yet; use --buddy staged"},
             {"--buddy", "ram", "--buddy 'ram' is not a mode: use none or staged"},
-            {"--buddy-stream", "puts", "--buddy-stream says how --buddy staged copies travel; add --buddy staged"},
-            {"--buddy-stream", "rdma", "--buddy-stream 'rdma' is not a way to copy: use messages or puts"}})
+            {"--buddy-stream", "puts", "--buddy-stream applies only to --buddy staged"},
+            {"--buddy", "staged", "--buddy-stream", "rdma", "--buddy-stream 'rdma' is not a way to copy: use " +
+                "messages or puts"}})
         {
             err.getBuffer().setLength(0);
-            final String[] args = Arrays.copyOf(base, base.length + 2);
-            args[base.length] = refused[0];
-            args[base.length + 1] = refused[1];
+            final String[] args = Arrays.copyOf(base, base.length + refused.length - 1);
+            System.arraycopy(refused, 0, args, base.length, refused.length - 1);
             assertEquals(2, run(args), err::toString);
-            assertTrue(err.toString().contains(refused[2]), err::toString);
+            assertTrue(err.toString().contains(refused[refused.length - 1]), err::toString);
         }
     }
 

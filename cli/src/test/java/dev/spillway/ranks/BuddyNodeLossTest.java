@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -95,11 +96,13 @@ class BuddyNodeLossTest
             "ring's buffers, so copy over puts: " + run.child.output());
     }
 
-    @Test
-    void aRingOfThreeRestoresFromTheNextRank() throws Exception
+    /** A ring, where a rank's buddy is not its partner, either way the chunks travel. */
+    @ParameterizedTest
+    @EnumSource(BuddyCheckpoints.Stream.class)
+    void aRingOfThreeRestoresFromTheNextRank(final BuddyCheckpoints.Stream stream) throws Exception
     {
         final Launch run = launch(dir, 3, List.of("--max-restarts", "2", "--crash-at",
-            "2:" + CrashPoints.IN_TASK + ":40"), Set.of(2), false, null);
+            "2:" + CrashPoints.IN_TASK + ":40"), Set.of(2), false, null, stream);
         assertRestoredFromBuddy(run, 2, 0);
     }
 

@@ -159,8 +159,8 @@ public final class BuddyCheckpoints implements CommitCopy
                 if (keeper == null)
                 {
                     keeper = BuddyKeeper.start(transport, partner, copy, stream);
-                    shipper = new BuddyShipper(transport, buddy, keeper.ring() == null ? null :
-                        exchangeRings(transport, keeper.ring(), partner, buddy), own, log);
+                    shipper = new BuddyShipper(transport, buddy, exchangeStreams(transport, stream, keeper.ring(),
+                        partner, buddy), own, log);
                 }
                 final Thread server = resumed == Cut.LOCAL || held.owns(partner, resumed) ? null :
                     serve(transport, partner, copy, resumed);
@@ -301,20 +301,36 @@ public final class BuddyCheckpoints implements CommitCopy
     }
 
     /**
-     * Hands this rank's ring to its partner and takes its buddy's (the same rank in mutual pairs).
+     * Tells the partner how this rank keeps its copy, with its ring's handle under {@link Stream#PUTS}, and hears the
+     * same from the buddy.
      *
-     * @return the buddy's ring.
+     * @return the buddy's ring, or null under {@link Stream#MESSAGES}.
+     * @throws IllegalStateException when the buddy copies the other way.
      */
-    private static WindowHandle exchangeRings(final Transport transport, final Window ring, final int partner,
-        final int buddy)
+    private static WindowHandle exchangeStreams(final Transport transport, final Stream stream, final Window ring,
+        final int partner, final int buddy)
     {
         final ByteBuffer theirs = ByteBuffer.allocateDirect(BuddyWire.FIELDS_BYTES);
         final CompletableFuture<Message> received = transport.receive(buddy, BuddyWire.RING_TAG, theirs);
-        final byte[] mine = ring.handle().toBytes();
+        final byte[] handle = ring == null ? new byte[0] : ring.handle().toBytes();
         Collectives.await(transport.send(partner, Header.of(BuddyWire.RING_TAG),
-            ByteBuffer.allocateDirect(mine.length).put(mine).flip()));
-        final byte[] bytes = new byte[Collectives.await(received).length()];
-        theirs.get(0, bytes);
+            ByteBuffer.allocateDirect(1 + handle.length).put((byte) stream.ordinal()).put(handle).flip()));
+        final int length = Collectives.await(received).length();
+        final int theirStream = length == 0 ? -1 : theirs.get(0);
+        if (theirStream != stream.ordinal())
+        {
+            throw new IllegalStateException("buddy rank " + buddy + " copies with --buddy-stream " +
+                (theirStream >= 0 && theirStream < Stream.values().length ?
+                    Stream.values()[theirStream].name().toLowerCase(Locale.ROOT) : "(unknown: " + theirStream + ")") +
+                ", rank " + transport.rank() + " with " + stream.name().toLowerCase(Locale.ROOT) + ": start every " +
+                "rank with the same");
+        }
+        if (ring == null)
+        {
+            return null;
+        }
+        final byte[] bytes = new byte[length - 1];
+        theirs.get(1, bytes);
         return WindowHandle.fromBytes(bytes);
     }
 

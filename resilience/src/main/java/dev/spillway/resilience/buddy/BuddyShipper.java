@@ -83,7 +83,8 @@ final class BuddyShipper implements CommitCopy
     {
         try
         {
-            thread.execute(() -> ship(gen, globalIndex, durable, failed));
+            final long committed = System.nanoTime();
+            thread.execute(() -> ship(gen, globalIndex, committed, durable, failed));
         }
         catch (final RejectedExecutionException e)
         {
@@ -98,9 +99,10 @@ final class BuddyShipper implements CommitCopy
         return waiting == null ? state : state + ": " + waiting;
     }
 
-    private void ship(final long gen, final long globalIndex, final Runnable durable, final Consumer<String> failed)
+    /** @param committed when the generation was handed over, so a copy that waited behind another counts the wait. */
+    private void ship(final long gen, final long globalIndex, final long committed, final Runnable durable,
+        final Consumer<String> failed)
     {
-        final long start = System.nanoTime();
         try
         {
             String error = attempt(gen);
@@ -123,7 +125,7 @@ final class BuddyShipper implements CommitCopy
             state = "idle";
             final String line = String.format("checkpoint: generation %d (global cut %d) is durable at buddy rank %d " +
                 "%.3f s after its local commit (%s sent in %.3f s)", gen, globalIndex, buddy,
-                (System.nanoTime() - start) / 1e9, ByteUnits.format(sentBytes), sendNanos / 1e9);
+                (System.nanoTime() - committed) / 1e9, ByteUnits.format(sentBytes), sendNanos / 1e9);
             if (copied++ == 0)
             {
                 log.accept(line + "; later copies are logged with SPILLWAY_DEBUG=1");

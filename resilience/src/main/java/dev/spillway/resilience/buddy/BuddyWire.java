@@ -25,10 +25,10 @@ import java.util.zip.CRC32C;
  * last. {@code NONE reason} says a copy cannot be served. The buddy answers each {@code END} on
  * {@link #DURABLE_TAG}: {@code generation error}, the error empty when the copy is durable.
  *
- * <p>Towards the buddy each chunk and end is put one-sided into a slot of its ring window ({@link #SLOTS} slots of
- * {@link #SLOT_BYTES}), announced once flushed by {@code SLOT slot length} on {@link #STREAM_TAG}, and the buddy
- * gives the slot back with {@code slot} on {@link #CREDIT_TAG} ({@link RingOutlet}). A copy fetched back comes as
- * two-sided messages on {@link #FETCH_TAG}.
+ * <p>With {@link BuddyCheckpoints.Stream#PUTS}, each chunk and end towards the buddy is put one-sided into a slot of
+ * its ring window ({@link #SLOTS} slots of {@link #SLOT_BYTES}), announced once flushed by {@code SLOT slot length}
+ * on {@link #STREAM_TAG}, and the buddy gives the slot back with {@code slot} on {@link #CREDIT_TAG}
+ * ({@link RingOutlet}). A copy fetched back comes as two-sided messages on {@link #FETCH_TAG}.
  */
 final class BuddyWire
 {
@@ -42,7 +42,7 @@ final class BuddyWire
     static final int GATHER_TAG = DistributedSpillway.FIRST_DATA_TAG - 16;
     /** Whether each rank restored the cut of a round of the restore, gathered after each round. */
     static final int VERIFY_TAG = DistributedSpillway.FIRST_DATA_TAG - 17;
-    /** The handles of the ranks' ring windows, gathered as a job starts. */
+    /** How a rank keeps its partner's copy, and its ring's handle, sent to the partner as a job starts. */
     static final int RING_TAG = DistributedSpillway.FIRST_DATA_TAG - 19;
     /** A buddy giving a slot of its ring back. */
     static final int CREDIT_TAG = DistributedSpillway.FIRST_DATA_TAG - 20;

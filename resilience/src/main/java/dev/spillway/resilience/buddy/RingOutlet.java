@@ -125,7 +125,8 @@ final class RingOutlet implements ChunkOutlet
             }
             catch (final ExecutionException e)
             {
-                // Put or not, the buddy never hears of the slot: it is free again.
+                // The buddy never hears of the slot, but whether the put is still to land is unknown.
+                breaks(e.getCause());
             }
             catch (final InterruptedException e)
             {

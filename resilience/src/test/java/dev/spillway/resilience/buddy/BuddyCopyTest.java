@@ -59,6 +59,12 @@ class BuddyCopyTest
         return BuddyCheckpoints.Stream.MESSAGES;
     }
 
+    /** @return rank {@code r} of {@code fabric}, as the copies use it. */
+    Transport transport(final InProcessFabric fabric, final int r)
+    {
+        return fabric.transport(r);
+    }
+
     @Test
     void copiesReachTheBuddyAndComeBack() throws Exception
     {
@@ -368,7 +374,7 @@ class BuddyCopyTest
         final List<CompletableFuture<BuddyCheckpoints>> started = new ArrayList<>();
         for (int r = 0; r < fabric.size(); r++)
         {
-            final Transport transport = fabric.transport(r);
+            final Transport transport = transport(fabric, r);
             started.add(CompletableFuture.supplyAsync(() ->
             {
                 try

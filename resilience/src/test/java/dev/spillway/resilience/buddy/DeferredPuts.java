@@ -1,0 +1,235 @@
+package dev.spillway.resilience.buddy;
+
+import dev.spillway.rdma.Header;
+import dev.spillway.rdma.Message;
+import dev.spillway.rdma.PeerListener;
+import dev.spillway.rdma.Transport;
+import dev.spillway.rdma.Window;
+import dev.spillway.rdma.WindowHandle;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A transport whose puts land as late as the contract allows: only once their flush is waited for, reading their
+ * source then. A caller that announces a put before its flush completed, or reuses the source before then, sends
+ * wrong bytes. Everything else goes to the transport it wraps.
+ */
+final class DeferredPuts implements Transport
+{
+    private final Transport inner;
+    /** Per owner, every put issued, in order; those before {@link #applied} have landed. */
+    private final List<List<Runnable>> puts = new ArrayList<>();
+    private final int[] applied;
+
+    DeferredPuts(final Transport inner)
+    {
+        this.inner = inner;
+        this.applied = new int[inner.size()];
+        for (int r = 0; r < inner.size(); r++)
+        {
+            puts.add(new ArrayList<>());
+        }
+    }
+
+    @Override
+    public void put(final WindowHandle target, final long offset, final ByteBuffer src)
+    {
+        synchronized (puts)
+        {
+            puts.get(target.owner()).add(() -> inner.put(target, offset, src));
+        }
+    }
+
+    /** @return a flush whose puts land only when it is waited for. */
+    @Override
+    public CompletableFuture<Void> flush(final int target)
+    {
+        final int issued;
+        synchronized (puts)
+        {
+            issued = puts.get(target).size();
+        }
+        return new LazyFlush(target, issued);
+    }
+
+    /** Lands the puts to {@code target} issued before the {@code issued}-th, then flushes them. */
+    private CompletableFuture<Void> land(final int target, final int issued)
+    {
+        synchronized (puts)
+        {
+            for (; applied[target] < issued; applied[target]++)
+            {
+                puts.get(target).get(applied[target]).run();
+            }
+        }
+        return inner.flush(target);
+    }
+
+    private final class LazyFlush extends CompletableFuture<Void>
+    {
+        private final int target;
+        private final int issued;
+
+        LazyFlush(final int target, final int issued)
+        {
+            this.target = target;
+            this.issued = issued;
+        }
+
+        private void landOnce()
+        {
+            if (!isDone())
+            {
+                land(target, issued).whenComplete((ok, failure) ->
+                {
+                    if (failure == null)
+                    {
+                        complete(null);
+                    }
+                    else
+                    {
+                        completeExceptionally(failure);
+                    }
+                });
+            }
+        }
+
+        @Override
+        public Void get() throws InterruptedException, ExecutionException
+        {
+            landOnce();
+            return super.get();
+        }
+
+        @Override
+        public Void get(final long timeout, final TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException
+        {
+            landOnce();
+            return super.get(timeout, unit);
+        }
+
+        @Override
+        public Void join()
+        {
+            landOnce();
+            return super.join();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> flushAll()
+    {
+        final CompletableFuture<?>[] all = new CompletableFuture<?>[size()];
+        for (int r = 0; r < all.length; r++)
+        {
+            final LazyFlush flush = (LazyFlush) flush(r);
+            flush.landOnce();
+            all[r] = flush;
+        }
+        return CompletableFuture.allOf(all);
+    }
+
+    @Override
+    public int rank()
+    {
+        return inner.rank();
+    }
+
+    @Override
+    public int size()
+    {
+        return inner.size();
+    }
+
+    @Override
+    public int incarnation()
+    {
+        return inner.incarnation();
+    }
+
+    @Override
+    public int incarnation(final int rank)
+    {
+        return inner.incarnation(rank);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(final int target, final Header header, final ByteBuffer src)
+    {
+        return inner.send(target, header, src);
+    }
+
+    @Override
+    public CompletableFuture<Message> receive(final int source, final int tag, final ByteBuffer dst)
+    {
+        return inner.receive(source, tag, dst);
+    }
+
+    @Override
+    public Window createWindow(final String name, final int size)
+    {
+        return inner.createWindow(name, size);
+    }
+
+    @Override
+    public Window registerWindow(final String name, final ByteBuffer memory)
+    {
+        return inner.registerWindow(name, memory);
+    }
+
+    @Override
+    public void get(final WindowHandle target, final long offset, final ByteBuffer dst)
+    {
+        inner.get(target, offset, dst);
+    }
+
+    @Override
+    public CompletableFuture<Long> fetchAndAdd(final WindowHandle target, final long offset, final long delta)
+    {
+        return inner.fetchAndAdd(target, offset, delta);
+    }
+
+    @Override
+    public CompletableFuture<Long> compareAndSwap(final WindowHandle target, final long offset, final long expected,
+        final long update)
+    {
+        return inner.compareAndSwap(target, offset, expected, update);
+    }
+
+    @Override
+    public String lostReason(final int rank)
+    {
+        return inner.lostReason(rank);
+    }
+
+    @Override
+    public void addPeerListener(final PeerListener listener)
+    {
+        inner.addPeerListener(listener);
+    }
+
+    @Override
+    public void removePeerListener(final PeerListener listener)
+    {
+        inner.removePeerListener(listener);
+    }
+
+    @Override
+    public long fencedMessages()
+    {
+        return inner.fencedMessages();
+    }
+
+    @Override
+    public void close()
+    {
+        inner.close();
+    }
+}
