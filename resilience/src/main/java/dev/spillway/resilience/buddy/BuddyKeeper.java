@@ -1,8 +1,6 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.io.CrashPoints;
-import dev.spillway.rdma.Collectives;
-import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
@@ -44,8 +42,7 @@ final class BuddyKeeper implements AutoCloseable
     private final int partner;
     private final Path copy;
     private final Window ring;
-    private final ByteBuffer[] credits = new ByteBuffer[BuddyWire.SLOTS];
-    private final CompletableFuture<?>[] creditsSent = new CompletableFuture<?>[BuddyWire.SLOTS];
+    private final SlotSends credits;
     private final Thread thread;
     private volatile boolean closed;
     /** Keeper thread: why the generation arriving cannot be kept, empty while it can. */
@@ -59,10 +56,7 @@ final class BuddyKeeper implements AutoCloseable
         this.copy = copy;
         this.ring = stream == BuddyCheckpoints.Stream.PUTS ? transport.createWindow("ring for rank " + partner +
             "'s checkpoint copy", BuddyWire.SLOTS * BuddyWire.SLOT_BYTES) : null;
-        for (int slot = 0; ring != null && slot < BuddyWire.SLOTS; slot++)
-        {
-            credits[slot] = BuddyWire.noticeBuffer();
-        }
+        this.credits = ring == null ? null : new SlotSends(transport, partner, BuddyWire.CREDIT_TAG);
         this.thread = new Thread(this::run, "spillway-rank-" + transport.rank() + "-buddy-of-" + partner);
         thread.setDaemon(true);
     }
@@ -199,12 +193,8 @@ final class BuddyKeeper implements AutoCloseable
 
     private void giveBack(final int slot)
     {
-        if (creditsSent[slot] != null)
-        {
-            Collectives.await(creditsSent[slot]);
-        }
-        credits[slot].clear().putInt(slot).flip();
-        creditsSent[slot] = transport.send(partner, Header.of(BuddyWire.CREDIT_TAG), credits[slot]);
+        credits.buffer(slot).putInt(slot);
+        credits.send(slot);
     }
 
     private void end(final IncomingFiles files, final ByteBuffer message) throws InterruptedException

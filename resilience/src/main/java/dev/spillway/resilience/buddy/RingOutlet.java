@@ -1,7 +1,6 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.rdma.Collectives;
-import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.TransportTimeoutException;
@@ -37,8 +36,7 @@ final class RingOutlet implements ChunkOutlet
     /** One per slot announced and not given back yet. */
     private final ArrayDeque<PostedCredit> credits = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> creditBuffers = new ArrayDeque<>();
-    private final ByteBuffer[] notices = new ByteBuffer[BuddyWire.SLOTS];
-    private final CompletableFuture<?>[] noticesSent = new CompletableFuture<?>[BuddyWire.SLOTS];
+    private final SlotSends notices;
     private int next;
     private String broken;
     private volatile String waiting;
@@ -66,10 +64,10 @@ final class RingOutlet implements ChunkOutlet
         this.ring = ring;
         this.buddy = ring.owner();
         this.stopped = stopped;
+        this.notices = new SlotSends(transport, buddy, BuddyWire.STREAM_TAG);
         for (int slot = 0; slot < BuddyWire.SLOTS; slot++)
         {
             freeSlots.add(slot);
-            notices[slot] = BuddyWire.noticeBuffer();
             creditBuffers.add(BuddyWire.noticeBuffer());
         }
     }
@@ -206,14 +204,9 @@ final class RingOutlet implements ChunkOutlet
         try
         {
             Collectives.await(put.flushed());
-            if (noticesSent[slot] != null)
-            {
-                Collectives.await(noticesSent[slot]);
-            }
+            notices.buffer(slot).put(BuddyWire.SLOT).putInt(slot).putInt(put.length());
             credits.add(post(creditBuffers.poll()));
-            final ByteBuffer notice = notices[slot].clear().put(BuddyWire.SLOT).putInt(slot).putInt(put.length())
-                .flip();
-            noticesSent[slot] = transport.send(buddy, Header.of(BuddyWire.STREAM_TAG), notice);
+            notices.send(slot);
         }
         catch (final RuntimeException e)
         {
