@@ -283,14 +283,15 @@ public final class BuddyCheckpoints implements CommitCopy
 
     /**
      * @return DRAM a rank holds for its copies while it runs, outside the engine, which the run charges to its
-     *         budget: the aligned staging buffer at each end and the buddy's answer; with {@link Stream#MESSAGES}
+     *         budget: the aligned staging buffer at each end, the buddy's answer and the keeper's word that it
+     *         stopped ({@link KeeperWatch}); with {@link Stream#MESSAGES}
      *         the messages in flight to the buddy and the receives posted for the partner, each a chunk and its
      *         fields; with {@link Stream#PUTS} the ring the partner puts into and the buffers put from, each a slot,
      *         and the notices and credits.
      */
     public static long dramBytes(final Stream stream)
     {
-        final long both = 2L * (BuddyWire.CHUNK_BYTES + DirectIo.ALIGNMENT) + BuddyWire.FIELDS_BYTES + 8;
+        final long both = 2L * (BuddyWire.CHUNK_BYTES + DirectIo.ALIGNMENT) + 2L * BuddyWire.FIELDS_BYTES + 8;
         return both + switch (stream)
         {
             case MESSAGES -> (long)(MessageOutlet.IN_FLIGHT + BuddyKeeper.POSTED) *
@@ -392,8 +393,8 @@ public final class BuddyCheckpoints implements CommitCopy
                 }
                 final long gen = GenerationFiles.ofGlobalCut(copy, restored);
                 final List<String> names = GenerationFiles.names(copy, gen);
-                final OutgoingFiles out = new OutgoingFiles(new MessageOutlet(transport, partner, BuddyWire.FETCH_TAG),
-                    null);
+                final OutgoingFiles out = new OutgoingFiles(new MessageOutlet(transport, partner, BuddyWire.FETCH_TAG,
+                    KeeperWatch.NONE), null);
                 for (final String name : names)
                 {
                     out.send(gen, copy.resolve(name));
@@ -442,7 +443,7 @@ public final class BuddyCheckpoints implements CommitCopy
         {
             while (true)
             {
-                BuddyWire.receive(transport, buddy, BuddyWire.FETCH_TAG, message, () -> false);
+                BuddyWire.receive(transport, buddy, BuddyWire.FETCH_TAG, message, () -> false, KeeperWatch.NONE);
                 final byte kind = message.get();
                 if (kind == BuddyWire.NONE)
                 {

@@ -1,6 +1,8 @@
 package dev.spillway.resilience.buddy;
 
 import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
 import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.rdma.Transport;
@@ -25,7 +27,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * begins a cut only once the cut two before it is globally committed, and a restart first drops copies newer than
  * the cut it resumes from ({@link GenerationFiles#dropAfter}). Chunks of a generation that never ended (the partner
  * died sending it) are dropped when the next one starts; messages of a lost incarnation are fenced by the transport.
- * {@link #POSTED} receives stand at once, so a message can land while a chunk is written.
+ * {@link #POSTED} receives stand at once, so a message can land while a chunk is written. A keeper that stops for
+ * any other reason (a message it cannot take) tells its partner why, so the partner's copy fails instead of waiting.
  *
  * <p>With {@link BuddyCheckpoints.Stream#PUTS}, the partner puts each message into a slot of this rank's ring window
  * and announces it ({@link RingOutlet}); the keeper takes the slot and gives it back. Every start of a job makes a
@@ -121,11 +124,22 @@ final class BuddyKeeper implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
-        catch (final RuntimeException e)
+        catch (final RuntimeException | Error e)
         {
-            // The partner was lost, or this rank closed: the job's loss handling takes over.
-            LOG.log(closed || e instanceof PeerFailedException ? DEBUG : WARNING, "spillway: rank " +
-                transport.rank() + " stops keeping rank " + partner + "'s checkpoint copy: " + e.getMessage());
+            if (closed || e instanceof PeerFailedException)
+            {
+                // The partner was lost, or this rank closed: the job's loss handling takes over.
+                LOG.log(DEBUG, "spillway: rank " + transport.rank() + " stops keeping rank " + partner +
+                    "'s checkpoint copies: " + e.getMessage());
+            }
+            else
+            {
+                tellStopped(e);
+            }
+            if (e instanceof Error error)
+            {
+                throw error;
+            }
         }
         finally
         {
@@ -137,6 +151,22 @@ final class BuddyKeeper implements AutoCloseable
             {
                 LOG.log(DEBUG, "spillway: dropping a partial buddy copy failed: " + e);
             }
+        }
+    }
+
+    /** Tells the partner, whose copy would otherwise wait for this keeper until the job ends, why it stopped. */
+    private void tellStopped(final Throwable cause)
+    {
+        final String why = "buddy rank " + transport.rank() + " stopped keeping rank " + partner + "'s checkpoint " +
+            "copies: " + (cause.getMessage() == null ? cause.toString() : cause.getMessage());
+        LOG.log(WARNING, "spillway: " + why);
+        try
+        {
+            Collectives.await(transport.send(partner, Header.of(BuddyWire.STOPPED_TAG), BuddyWire.text(why)));
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(WARNING, "spillway: rank " + partner + " could not be told: " + e.getMessage());
         }
     }
 

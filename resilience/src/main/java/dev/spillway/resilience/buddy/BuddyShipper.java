@@ -36,6 +36,7 @@ final class BuddyShipper implements CommitCopy
     private final int buddy;
     private final Path dir;
     private final ExecutorService thread;
+    private final KeeperWatch watch;
     private final ChunkOutlet outlet;
     private final OutgoingFiles out;
     private final Set<String> sent = new HashSet<>();
@@ -61,8 +62,9 @@ final class BuddyShipper implements CommitCopy
         this.buddy = buddy;
         this.dir = dir;
         this.log = log;
-        this.outlet = ring == null ? new MessageOutlet(transport, buddy, BuddyWire.STREAM_TAG) :
-            new RingOutlet(transport, ring, () -> closed);
+        this.watch = new KeeperWatch(transport, buddy);
+        this.outlet = ring == null ? new MessageOutlet(transport, buddy, BuddyWire.STREAM_TAG, watch) :
+            new RingOutlet(transport, ring, () -> closed, watch);
         this.out = new OutgoingFiles(outlet, CrashPoints.BUDDY_STREAM);
         this.thread = Executors.newSingleThreadExecutor(r ->
         {
@@ -142,17 +144,19 @@ final class BuddyShipper implements CommitCopy
         }
         catch (final Exception e)
         {
-            outlet.abandon();
+            // Told first: a send the buddy stopped taking ends only when it times out.
             if (!closed)
             {
                 failed.accept("copying generation " + gen + " to buddy rank " + buddy + " failed: " + e.getMessage());
             }
+            outlet.abandon();
         }
     }
 
     /** @return the buddy's error, empty once the generation is durable there. */
     private String attempt(final long gen) throws Exception
     {
+        watch.check();
         final long started = System.nanoTime();
         final List<String> names = GenerationFiles.names(dir, gen);
         final long before = out.bytes();
@@ -172,7 +176,7 @@ final class BuddyShipper implements CommitCopy
         state = "waiting for buddy rank " + buddy + " to make generation " + gen + " durable";
         while (true)
         {
-            if (BuddyWire.receive(transport, buddy, BuddyWire.DURABLE_TAG, answer, () -> closed) == null)
+            if (BuddyWire.receive(transport, buddy, BuddyWire.DURABLE_TAG, answer, () -> closed, watch) == null)
             {
                 return "closed";
             }

@@ -13,8 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
@@ -28,7 +26,8 @@ import java.util.zip.CRC32C;
  * <p>With {@link BuddyCheckpoints.Stream#PUTS}, each chunk and end towards the buddy is put one-sided into a slot of
  * its ring window ({@link #SLOTS} slots of {@link #SLOT_BYTES}), announced once flushed by {@code SLOT slot length}
  * on {@link #STREAM_TAG}, and the buddy gives the slot back with {@code slot} on {@link #CREDIT_TAG}
- * ({@link RingOutlet}). A copy fetched back comes as two-sided messages on {@link #FETCH_TAG}.
+ * ({@link RingOutlet}). A copy fetched back comes as two-sided messages on {@link #FETCH_TAG}. A keeper that stops
+ * for a reason other than its partner's loss or its own close says why on {@link #STOPPED_TAG} ({@link KeeperWatch}).
  */
 final class BuddyWire
 {
@@ -46,6 +45,8 @@ final class BuddyWire
     static final int RING_TAG = DistributedSpillway.FIRST_DATA_TAG - 19;
     /** A buddy giving a slot of its ring back. */
     static final int CREDIT_TAG = DistributedSpillway.FIRST_DATA_TAG - 20;
+    /** A keeper telling its partner why it stopped keeping the partner's copies, as text. */
+    static final int STOPPED_TAG = DistributedSpillway.FIRST_DATA_TAG - 21;
 
     /** How long closing waits for the copy's and the keeper's threads to stop: a safety net, they stop at once. */
     static final long STOP_MS = 30_000;
@@ -132,6 +133,14 @@ final class BuddyWire
         }
     }
 
+    /** @return {@code text} in a direct buffer, flipped, cut to {@link #FIELDS_BYTES}. */
+    static ByteBuffer text(final String text)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.min(bytes.length, FIELDS_BYTES));
+        return buffer.put(bytes, 0, buffer.remaining()).flip();
+    }
+
     static ByteBuffer none(final String reason)
     {
         final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
@@ -188,27 +197,24 @@ final class BuddyWire
      * Receives the next message of {@code tag} from {@code source} into {@code buffer}, posting the receive again
      * after each timeout until {@code stopped}.
      *
+     * @param watch cuts the wait short once the buddy's keeper stopped; {@link KeeperWatch#NONE} when none answers.
      * @return the message, its bytes flipped in {@code buffer}; null once stopped.
-     * @throws RuntimeException the transport's failure: the peer lost, or this rank closed.
+     * @throws RuntimeException the transport's failure: the peer lost, or this rank closed; or the keeper's stop.
      */
     static Message receive(final Transport transport, final int source, final int tag, final ByteBuffer buffer,
-        final BooleanSupplier stopped) throws InterruptedException
+        final BooleanSupplier stopped, final KeeperWatch watch) throws InterruptedException
     {
         while (!stopped.getAsBoolean())
         {
             try
             {
-                final Message m = transport.receive(source, tag, buffer.clear()).get();
+                final Message m = watch.await(transport.receive(source, tag, buffer.clear()));
                 buffer.limit(m.length()).position(0);
                 return m;
             }
-            catch (final ExecutionException | CompletionException e)
+            catch (final TransportTimeoutException e)
             {
-                if (!(e.getCause() instanceof TransportTimeoutException))
-                {
-                    throw e.getCause() instanceof RuntimeException re ? re :
-                        new IllegalStateException(e.getCause().toString(), e.getCause());
-                }
+                // Posted again, unless stopped.
             }
         }
         return null;

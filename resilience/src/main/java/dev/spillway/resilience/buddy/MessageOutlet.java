@@ -1,6 +1,5 @@
 package dev.spillway.resilience.buddy;
 
-import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Transport;
 
@@ -9,7 +8,10 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
-/** Two-sided messages of one tag to one rank, with up to {@link #IN_FLIGHT} on the wire at once. */
+/**
+ * Two-sided messages of one tag to one rank, with up to {@link #IN_FLIGHT} on the wire at once; waits for a send end
+ * when the {@link KeeperWatch} hears that the buddy stopped taking them.
+ */
 final class MessageOutlet implements ChunkOutlet
 {
     static final int IN_FLIGHT = 4;
@@ -17,23 +19,25 @@ final class MessageOutlet implements ChunkOutlet
     private final Transport transport;
     private final int target;
     private final int tag;
+    private final KeeperWatch watch;
     private final ByteBuffer[] buffers = new ByteBuffer[IN_FLIGHT];
     private final ArrayDeque<CompletableFuture<Void>> sends = new ArrayDeque<>();
     private int next;
 
-    MessageOutlet(final Transport transport, final int target, final int tag)
+    MessageOutlet(final Transport transport, final int target, final int tag, final KeeperWatch watch)
     {
         this.transport = transport;
         this.target = target;
         this.tag = tag;
+        this.watch = watch;
     }
 
     @Override
-    public ByteBuffer free()
+    public ByteBuffer free() throws InterruptedException
     {
         if (sends.size() == IN_FLIGHT)
         {
-            Collectives.await(sends.poll());
+            awaitOldest();
         }
         final int i = next++ % IN_FLIGHT;
         if (buffers[i] == null)
@@ -50,12 +54,19 @@ final class MessageOutlet implements ChunkOutlet
     }
 
     @Override
-    public void drain()
+    public void drain() throws InterruptedException
     {
         while (!sends.isEmpty())
         {
-            Collectives.await(sends.poll());
+            awaitOldest();
         }
+    }
+
+    /** A send that failed, or that the buddy will never take, stays for {@link #abandon} to wait out. */
+    private void awaitOldest() throws InterruptedException
+    {
+        watch.await(sends.peek());
+        sends.poll();
     }
 
     @Override

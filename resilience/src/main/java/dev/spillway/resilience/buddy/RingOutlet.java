@@ -29,6 +29,7 @@ final class RingOutlet implements ChunkOutlet
     private final WindowHandle ring;
     private final int buddy;
     private final BooleanSupplier stopped;
+    private final KeeperWatch watch;
     private final ByteBuffer[] buffers = new ByteBuffer[BUFFERS];
     /** Put, not yet announced, oldest first. */
     private final ArrayDeque<Put> puts = new ArrayDeque<>();
@@ -52,8 +53,10 @@ final class RingOutlet implements ChunkOutlet
     /**
      * @param ring    the buddy's ring, {@link BuddyWire#SLOTS} slots of {@link BuddyWire#SLOT_BYTES}.
      * @param stopped whether to stop waiting for a credit (the copy closed).
+     * @param watch   cuts the wait for a credit short once the buddy stopped giving them.
      */
-    RingOutlet(final Transport transport, final WindowHandle ring, final BooleanSupplier stopped)
+    RingOutlet(final Transport transport, final WindowHandle ring, final BooleanSupplier stopped,
+        final KeeperWatch watch)
     {
         if (ring.size() < (long) BuddyWire.SLOTS * BuddyWire.SLOT_BYTES)
         {
@@ -64,6 +67,7 @@ final class RingOutlet implements ChunkOutlet
         this.ring = ring;
         this.buddy = ring.owner();
         this.stopped = stopped;
+        this.watch = watch;
         this.notices = new SlotSends(transport, buddy, BuddyWire.STREAM_TAG);
         for (int slot = 0; slot < BuddyWire.SLOTS; slot++)
         {
@@ -174,16 +178,16 @@ final class RingOutlet implements ChunkOutlet
             final Message m;
             try
             {
-                m = posted.credit().get();
+                m = watch.await(posted.credit());
             }
-            catch (final ExecutionException e)
+            catch (final TransportTimeoutException e)
             {
-                if (e.getCause() instanceof TransportTimeoutException)
-                {
-                    credits.add(post(posted.buffer()));
-                    continue;
-                }
-                throw breaks(e.getCause());
+                credits.add(post(posted.buffer()));
+                continue;
+            }
+            catch (final RuntimeException e)
+            {
+                throw breaks(e);
             }
             final int slot = m.length() == 4 ? posted.buffer().getInt(0) : -1;
             creditBuffers.add(posted.buffer());

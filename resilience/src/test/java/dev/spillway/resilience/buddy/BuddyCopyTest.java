@@ -3,6 +3,8 @@ package dev.spillway.resilience.buddy;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.checkpoint.GenerationWriter;
 import dev.spillway.checkpoint.RestorePoint;
+import dev.spillway.rdma.Collectives;
+import dev.spillway.rdma.Header;
 import dev.spillway.rdma.InProcessFabric;
 import dev.spillway.rdma.Transport;
 import dev.spillway.resilience.store.FileCheckpointStore;
@@ -135,6 +137,51 @@ class BuddyCopyTest
         }
         assertBlocks(blocks, restore(root.resolve("rank-0").resolve("buddy-of-1"), 200),
             "the copy restores the newest generation as the rank wrote it");
+    }
+
+    /**
+     * A keeper that stops for a reason of its own, here a notice naming no slot, tells its partner: the partner's copy
+     * fails at once, naming why, instead of waiting until the job ends for the buddy's answer to its end, and so does
+     * every later one. The other way round, copies go on.
+     */
+    @Test
+    void aKeeperThatStopsTellsItsPartnerWhoWaitsForItsAnswer() throws Exception
+    {
+        keeperStopsAsItsPartnerCopies(BLOCK);
+    }
+
+    /** As above, with the partner waiting for a receive or a slot of the ring, which the keeper never gives. */
+    @Test
+    void aKeeperThatStopsTellsItsPartnerWhoWaitsToSend() throws Exception
+    {
+        keeperStopsAsItsPartnerCopies(BuddyWire.CHUNK_BYTES * (Math.max(BuddyWire.SLOTS, BuddyKeeper.POSTED) + 1));
+    }
+
+    private void keeperStopsAsItsPartnerCopies(final int blockBytes) throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            try (Stores stores = new Stores())
+            {
+                stores.commitAndCopy(buddies, Map.of("a", bytes(1, BLOCK)), 0);
+                final ByteBuffer notice = ByteBuffer.allocateDirect(BuddyWire.NOTICE_BYTES).put(BuddyWire.SLOT)
+                    .putInt(BuddyWire.SLOTS + 1).putInt(1).flip();
+                Collectives.await(fabric.transport(1).send(0, Header.of(BuddyWire.STREAM_TAG), notice));
+                for (int version = 1; version < 3; version++)
+                {
+                    final Cut cut = commit(stores.stores.get(1), Map.of("a", bytes(version, blockBytes)), version);
+                    final String why = copyOutcome(buddies.get(1), cut);
+                    assertNotNull(why, "generation " + cut.generation() + " became durable at a buddy that " +
+                        "stopped keeping copies");
+                    assertTrue(why.startsWith("copying generation " + cut.generation() + " to buddy rank 0 failed: " +
+                        "buddy rank 0 stopped keeping rank 1's checkpoint copies: rank 1 sent a notice that names " +
+                        "no slot of a ring"), why);
+                }
+                copy(buddies.get(0), commit(stores.stores.get(0), Map.of("a", bytes(3, blockBytes)), 1));
+            }
+            buddies.forEach(BuddyCheckpoints::close);
+        }
     }
 
     @Test
@@ -451,16 +498,23 @@ class BuddyCopyTest
 
     private static void copy(final BuddyCheckpoints buddies, final Cut cut) throws InterruptedException
     {
-        final CountDownLatch durable = new CountDownLatch(1);
+        final String failure = copyOutcome(buddies, cut);
+        assertNull(failure, "copying generation " + cut.generation() + " failed: " + failure);
+    }
+
+    /** @return why copying {@code cut}'s generation failed, or null once it is durable at the buddy. */
+    private static String copyOutcome(final BuddyCheckpoints buddies, final Cut cut) throws InterruptedException
+    {
+        final CountDownLatch ended = new CountDownLatch(1);
         final AtomicReference<String> failure = new AtomicReference<>();
-        buddies.copy(cut, durable::countDown, why ->
+        buddies.copy(cut, ended::countDown, why ->
         {
             failure.set(why);
-            durable.countDown();
+            ended.countDown();
         });
-        assertTrue(durable.await(LIMIT.toSeconds(), TimeUnit.SECONDS), "generation " + cut.generation() +
-            " never became durable at the buddy; the copy was " + buddies.state());
-        assertNull(failure.get(), "copying generation " + cut.generation() + " failed");
+        assertTrue(ended.await(LIMIT.toSeconds(), TimeUnit.SECONDS), "generation " + cut.generation() +
+            " neither became durable at the buddy nor failed; the copy was " + buddies.state());
+        return failure.get();
     }
 
     private static Map<String, byte[]> restore(final Path dir, final long globalIndex) throws IOException
