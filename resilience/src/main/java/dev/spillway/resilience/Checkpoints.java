@@ -88,7 +88,13 @@ public final class Checkpoints
     /** @return a builder of the store in {@code dir}, with checksum verification as {@link #VERIFY_PROPERTY} says. */
     public static FileCheckpointStore.Builder store(final Path dir)
     {
-        return FileCheckpointStore.builder(dir).verifyChecksums(!"false".equals(System.getProperty(VERIFY_PROPERTY)));
+        return FileCheckpointStore.builder(dir).verifyChecksums(verifyingChecksums());
+    }
+
+    /** @return whether checkpoints' checksums are verified: unless {@link #VERIFY_PROPERTY} is {@code false}. */
+    public static boolean verifyingChecksums()
+    {
+        return !"false".equals(System.getProperty(VERIFY_PROPERTY));
     }
 
     /**

@@ -146,7 +146,7 @@ public final class BuddyCheckpoints implements CommitCopy
                         "global cut at index " + found + ": the job resumes from it");
                 }
                 resumed = found == CutsHeld.NONE ? restored : found;
-                final String problem = resumed == Cut.LOCAL ? null : GenerationFiles.incomplete(own, resumed);
+                final String problem = resumed == Cut.LOCAL ? null : held.ownProblem(resumed);
                 Files.createDirectories(own);
                 if (resumed == Cut.LOCAL)
                 {
@@ -366,7 +366,7 @@ public final class BuddyCheckpoints implements CommitCopy
      */
     private static String verify(final Path own, final long cut, final String lost) throws IOException
     {
-        if ("false".equals(System.getProperty(Checkpoints.VERIFY_PROPERTY)))
+        if (!Checkpoints.verifyingChecksums())
         {
             return null;
         }

@@ -2,6 +2,7 @@ package dev.spillway.resilience.buddy;
 
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Transport;
+import dev.spillway.resilience.Checkpoints;
 import dev.spillway.resilience.store.GenerationFiles;
 
 import java.io.IOException;
@@ -23,7 +24,8 @@ import java.util.TreeSet;
 /**
  * Which global cuts every rank could restore as a job restarts with buddy copies, gathered from all ranks: the cuts
  * each holds whole in its own directory, and those each holds in its copies of other ranks, with the ranks' hosts
- * for the placement. Cuts a rank fetched but could not verify are rejected for it.
+ * for the placement. Cuts a rank fetched but could not verify are rejected for it, and so is the newest of its own
+ * when that fails verification.
  */
 final class CutsHeld
 {
@@ -35,24 +37,44 @@ final class CutsHeld
     private final List<List<Long>> owned = new ArrayList<>();
     private final List<Map<Integer, List<Long>>> copied = new ArrayList<>();
     private final Map<Integer, Set<Long>> rejected = new HashMap<>();
+    private final Path own;
     private BuddyPlacement placement;
+    /** The newest cut of this rank's own directory, when it failed verification, and why. */
+    private long unverifiedCut = NONE;
+    private String unverified;
 
-    private CutsHeld()
+    private CutsHeld(final Path own)
     {
+        this.own = own;
     }
 
-    /** A collective: every rank reports its host and the cuts at or below {@code atMost} it holds. */
+    /**
+     * A collective: every rank reports its host and the cuts at or below {@code atMost} it holds. The newest of its
+     * own is read whole first, every block's checksum checked, unless checksums are off: a cut that fails is not
+     * reported, so its buddy's copy, or an older cut, takes its place.
+     */
     static CutsHeld gather(final Transport transport, final Path own, final long atMost) throws IOException
     {
+        final CutsHeld held = new CutsHeld(own);
+        final List<Long> whole = GenerationFiles.completeCuts(own, atMost);
+        if (!whole.isEmpty() && Checkpoints.verifyingChecksums())
+        {
+            final String why = GenerationFiles.unverified(own, whole.get(0));
+            if (why != null)
+            {
+                held.unverifiedCut = whole.get(0);
+                held.unverified = "its copy there failed verification: " + why;
+                whole.remove(0);
+            }
+        }
         final ByteBuffer mine = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES);
         BuddyWire.putString(mine, hostName());
-        putCuts(mine, GenerationFiles.completeCuts(own, atMost));
+        putCuts(mine, whole);
         final Map<Integer, List<Long>> copies = copiesHeld(own, atMost);
         mine.putInt(copies.size());
         copies.forEach((rank, cuts) -> putCuts(mine.putInt(rank), cuts));
         final byte[] bytes = new byte[mine.position()];
         mine.flip().get(bytes);
-        final CutsHeld held = new CutsHeld();
         for (final byte[] theirs : Collectives.allGather(transport, BuddyWire.GATHER_TAG, bytes,
             BuddyWire.FIELDS_BYTES))
         {
@@ -79,6 +101,12 @@ final class CutsHeld
     boolean owns(final int rank, final long cut)
     {
         return owned.get(rank).contains(cut);
+    }
+
+    /** @return why this rank's own directory cannot restore {@code cut}, or null when it holds it whole. */
+    String ownProblem(final long cut) throws IOException
+    {
+        return cut == unverifiedCut ? unverified : GenerationFiles.incomplete(own, cut);
     }
 
     /** @return whether {@code rank}'s buddy holds a whole copy of its {@code cut}. */

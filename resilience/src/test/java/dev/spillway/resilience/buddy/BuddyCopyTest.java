@@ -294,6 +294,32 @@ class BuddyCopyTest
         }
     }
 
+    /**
+     * A bit flips in rank 1's own copy of the cut at 200: the copy fails verification as the job starts, so rank 1
+     * fetches the cut from its buddy, replacing the flipped file, instead of stopping at its store's restore.
+     */
+    @Test
+    void aCutThatFailsVerificationInItsOwnDirectoryComesFromTheBuddy() throws Exception
+    {
+        final Map<String, byte[]> blocks = new TreeMap<>(Map.of("a", bytes(1, BLOCK), "b", bytes(2, BLOCK)));
+        twoCopiedCuts(blocks, Map.of("a", bytes(3, BLOCK)));
+        blocks.put("a", bytes(3, BLOCK));
+        flipByte(root.resolve("rank-1").resolve("blocks-1.dat"), 100);
+        try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
+        {
+            final List<BuddyCheckpoints> buddies = startAll(fabric, 200);
+            assertEquals(List.of(200L, 200L), buddies.stream().map(BuddyCheckpoints::restored).toList(),
+                "the cut resumed from");
+            assertNull(buddies.get(0).restoredFrom(), "rank 0's own copy verifies");
+            final String from = buddies.get(1).restoredFrom();
+            assertTrue(from != null && from.startsWith("rank 1's own directory lacks the global cut at index 200 " +
+                "(its copy there failed verification: ") && from.contains("fetched generation 1 from its buddy " +
+                "rank 0"), from);
+            buddies.forEach(BuddyCheckpoints::close);
+        }
+        assertBlocks(blocks, restore(root.resolve("rank-1"), 200), "rank 1's cut at 200, fetched from its buddy");
+    }
+
     /** @return what the ranks logged, once each started at the agreed cut at 200 and resumed from the one at 100. */
     private List<String> resumeFrom200At100() throws Exception
     {
