@@ -82,6 +82,14 @@ final class LaunchCommand implements Callable<Integer>
             "(DIR/rank-R of run --checkpoint-dir DIR), as the loss of their nodes would.")
     private List<Integer> loseDisks = new ArrayList<>();
 
+    @Option(names = "--transport", paramLabel = "KIND",
+        description = "How the ranks on this host reach each other: tcp (the default, unless SPILLWAY_TRANSPORT " +
+            "says otherwise), UCX with peer error handling, " +
+            "which reports a dead peer itself but sends everything over TCP on loopback, a put emulated by its " +
+            "target's progress thread; or shm, UCX without it: shared memory and cma, puts truly one-sided, a lost " +
+            "rank found by heartbeats alone. Sets SPILLWAY_TRANSPORT for the ranks.")
+    private String transport;
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The spillway subcommand and its arguments.")
     private List<String> command;
 
@@ -95,6 +103,11 @@ final class LaunchCommand implements Callable<Integer>
         if (maxRestarts < 0)
         {
             throw new IllegalArgumentException("--max-restarts must be at least 0, got " + maxRestarts);
+        }
+        if (transport != null && !List.of("tcp", "shm").contains(transport))
+        {
+            throw new IllegalArgumentException("--transport '" + transport + "' is not a transport: use tcp (the " +
+                "default) or shm");
         }
         if (command.get(0).equals("launch"))
         {
@@ -134,7 +147,7 @@ final class LaunchCommand implements Callable<Integer>
         for (int incarnation = 0; ; incarnation++)
         {
             final LaunchedJob.Outcome outcome = runOnce(new LaunchedJob(processes, incarnation + used, command,
-                crashes, recovery, plan), partial ? maxRestarts - incarnation - used : -1);
+                crashes, recovery, plan).transport(transport), partial ? maxRestarts - incarnation - used : -1);
             used += outcome.relaunches();
             if (outcome.status() == 0 || Interrupts.requested() || !outcome.restartAsked())
             {

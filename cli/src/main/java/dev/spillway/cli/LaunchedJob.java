@@ -65,6 +65,8 @@ final class LaunchedJob
     private final RedundancyPlan plan;
     /** A replicated job's live replicas, updated as processes exit; null without replication. */
     private final Spheres spheres;
+    /** The ranks' {@link RankEnvironment#TRANSPORT_ENV}, or null to leave this process's. */
+    private String transport;
 
     /** @param recovery the {@link #RECOVERY_ENV} value for a relaunch, or null for the first launch. */
     LaunchedJob(final int ranks, final int incarnation, final List<String> command, final List<CrashSpec> crashes,
@@ -88,6 +90,13 @@ final class LaunchedJob
         this.crashes = crashes;
         this.recovery = recovery;
         this.exitMillis = new AtomicLongArray(ranks);
+    }
+
+    /** Sets {@link RankEnvironment#TRANSPORT_ENV} for the ranks: {@code tcp} or {@code shm}. @return this */
+    LaunchedJob transport(final String kind)
+    {
+        this.transport = kind;
+        return this;
     }
 
     /** @return the processes started so far, for an interrupt to stop; guarded by the list itself. */
@@ -129,6 +138,10 @@ final class LaunchedJob
         if (recovery != null)
         {
             pb.environment().put(RECOVERY_ENV, recovery);
+        }
+        if (transport != null)
+        {
+            pb.environment().put(RankEnvironment.TRANSPORT_ENV, transport);
         }
         pb.environment().putIfAbsent("UCX_NET_DEVICES", "lo");
         pb.environment().putIfAbsent("UCX_LOG_LEVEL", "error");

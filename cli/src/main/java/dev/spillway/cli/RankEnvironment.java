@@ -20,6 +20,9 @@ import java.util.function.Consumer;
  * by hand for Slurm, mpirun or ssh. A non-loopback coordinator is the request to use the network; UCX then uses the
  * devices {@code UCX_NET_DEVICES} names (all by default) instead of loopback only.
  *
+ * <p>{@code SPILLWAY_TRANSPORT} (set by {@code launch --transport}) is {@code tcp}, the default, or {@code shm}: UCX
+ * with or without peer error handling ({@link #errorHandling}).
+ *
  * <p>With {@code SPILLWAY_REDUNDANCY} (set by {@code launch --redundancy}), the job's {@code SPILLWAY_SIZE} processes
  * are the replicas of {@code SPILLWAY_LOGICAL_RANKS} ranks, and {@code SPILLWAY_RANK} is this process's slot.
  */
@@ -35,6 +38,8 @@ final class RankEnvironment
     static final String HOST_ENV = "SPILLWAY_HOST";
     /** Bounds a single transfer; peers are watched separately (lost after 5 s of silence). */
     static final String OPERATION_TIMEOUT_ENV = "SPILLWAY_OPERATION_TIMEOUT_S";
+    /** How ranks on one host reach each other: {@code tcp} (the default) or {@code shm} ({@link #errorHandling}). */
+    static final String TRANSPORT_ENV = "SPILLWAY_TRANSPORT";
 
     private RankEnvironment()
     {
@@ -66,6 +71,25 @@ final class RankEnvironment
             // reported below
         }
         throw new IllegalArgumentException(INCARNATION_ENV + "='" + text + "' must be a whole number ≥ 0");
+    }
+
+    /**
+     * @return whether UCX runs with peer error handling, as {@link #TRANSPORT_ENV} says. With {@code tcp}, the
+     *         default, UCX reports a dead peer itself, but on one host it moves everything over TCP on loopback, a
+     *         put emulated by the target's progress thread. With {@code shm} it uses shared memory and cma on one
+     *         host, so puts are truly one-sided, and a lost peer is found by the control plane's heartbeats alone.
+     * @throws IllegalArgumentException naming a value that is neither.
+     */
+    static boolean errorHandling(final Map<String, String> env)
+    {
+        final String transport = env.getOrDefault(TRANSPORT_ENV, "tcp").trim();
+        return switch (transport)
+        {
+            case "tcp" -> true;
+            case "shm" -> false;
+            default -> throw new IllegalArgumentException(TRANSPORT_ENV + "='" + transport + "' is not a " +
+                "transport: use tcp (the default) or shm");
+        };
     }
 
     /** @return the plan of a replicated job, or null when {@link #REDUNDANCY_ENV} is unset. */
@@ -147,10 +171,17 @@ final class RankEnvironment
         {
             throw new IllegalStateException("this rank cannot start: " + missing);
         }
-        final TransportConfig.Builder b = TransportConfig.fromEnvironment(env);
+        final boolean errorHandling = errorHandling(env);
+        final TransportConfig.Builder b = TransportConfig.fromEnvironment(env).peerErrorHandling(errorHandling);
         final long timeout = Long.parseLong(env.getOrDefault(OPERATION_TIMEOUT_ENV, "600"));
         final TransportConfig probe = b.allowNonLoopback(true).build();
         final boolean network = !probe.coordinator().getAddress().isLoopbackAddress();
+        if (!errorHandling && probe.rank() == 0)
+        {
+            System.err.println("spillway: ranks over UCX without peer error handling (" + TRANSPORT_ENV + "=shm): " +
+                "shared memory and cma between ranks on one host, puts one-sided; a lost rank is found by " +
+                "heartbeats alone");
+        }
         return UcxTransport.open(b.allowNonLoopback(network).operationTimeout(Duration.ofSeconds(timeout)).build());
     }
 }

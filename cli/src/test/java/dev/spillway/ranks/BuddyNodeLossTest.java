@@ -96,6 +96,20 @@ class BuddyNodeLossTest
             "ring's buffers, so copy over puts: " + run.child.output());
     }
 
+    /**
+     * As above over {@code launch --transport shm}: UCX without peer error handling, so the puts go one-sided through
+     * shared memory or cma, and rank 0 finds rank 1 lost by heartbeats alone.
+     */
+    @Test
+    void overSharedMemoryPutsALostNodeComesBackFromItsBuddy() throws Exception
+    {
+        final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--transport", "shm", "--crash-at",
+            STREAMING), Set.of(1), false, null, BuddyCheckpoints.Stream.PUTS);
+        assertRestoredFromBuddy(run, 1, 0);
+        assertTrue(run.child.stderr().contains("ranks over UCX without peer error handling (SPILLWAY_TRANSPORT=shm)"),
+            "the ranks must run without peer error handling: " + run.child.output());
+    }
+
     /** A ring, where a rank's buddy is not its partner, either way the chunks travel. */
     @ParameterizedTest
     @EnumSource(BuddyCheckpoints.Stream.class)
