@@ -82,6 +82,22 @@ class P2fRelaunchTest
     }
 
     /**
+     * Over {@code launch --transport shm}, UCX without peer error handling: rank 2 killed while it sends is found lost
+     * by heartbeats alone, and the survivors' transfers to and from it end without UCX reporting anything.
+     */
+    @Test
+    void overSharedMemoryOnlyTheLostRanksClusterStartsAgain() throws Exception
+    {
+        final Launch launch = launch(dir, List.of("--transport", "shm", "--crash-at",
+            "2:" + CrashPoints.TRANSFER_SEND + ":12"), 2);
+        assertTrue(launch.output.contains("ranks over UCX without peer error handling"), launch.output);
+        assertEquals(reference, launch.json.get("result_checksum").asText(), "the result after the recovery\n" +
+            launch.output);
+        assertEquals(List.of(1, 1, 2, 2), launch.processesPerRank(), "ranks 0 and 1 run on in one process each; " +
+            "ranks 2 and 3 start again once each\n" + launch.output);
+    }
+
+    /**
      * Four clusters of one rank: rank 0's recovery line sends back the lost rank 1 and whichever ranks above it sent
      * it, unlogged, what it must take again (the fixpoint, which the offline oracle recomputes from the trace); rank 0
      * runs on, and only the ranks the line names start again.
