@@ -13,10 +13,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -93,6 +95,24 @@ class LaunchCommandTest
         assertEquals(0, replication.get("copies_compared").asLong(), "rank 1 has one replica, so rank 0 has no " +
             "second copy to compare: " + replication);
         assertEquals(0.5, replication.get("sdc_coverage").asDouble(), "at 1.5x, one of two ranks has two replicas");
+    }
+
+    @Test
+    void aTransportOtherThanTcpOrShmIsRefusedByName()
+    {
+        final CommandLine cli = SpillwayCli.commandLine();
+        final StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err));
+        assertNotEquals(0, cli.execute(args("launch -n 2 --transport rdma run", new String[] {"lu", "--n", "256"},
+            "refused")));
+        assertTrue(err.toString().contains("--transport 'rdma' is not a transport: use tcp (the default) or shm"),
+            err.toString());
+        assertTrue(RankEnvironment.errorHandling(Map.of()), "tcp, with peer error handling, is the default");
+        assertTrue(RankEnvironment.errorHandling(Map.of(RankEnvironment.TRANSPORT_ENV, "tcp")));
+        assertFalse(RankEnvironment.errorHandling(Map.of(RankEnvironment.TRANSPORT_ENV, "shm")));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> RankEnvironment.errorHandling(Map.of(RankEnvironment.TRANSPORT_ENV, "ib")));
+        assertEquals("SPILLWAY_TRANSPORT='ib' is not a transport: use tcp (the default) or shm", e.getMessage());
     }
 
     @Test
