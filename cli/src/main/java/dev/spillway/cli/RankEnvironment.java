@@ -180,7 +180,7 @@ final class RankEnvironment
         {
             System.err.println("spillway: ranks over UCX without peer error handling (" + TRANSPORT_ENV + "=shm): " +
                 "shared memory and cma between ranks on one host, puts one-sided; a lost rank is found by " +
-                "heartbeats alone");
+                "heartbeats alone" + (network ? "; WARNING: between hosts too, which is not tested" : ""));
         }
         return UcxTransport.open(b.allowNonLoopback(network).operationTimeout(Duration.ofSeconds(timeout)).build());
     }

@@ -183,8 +183,8 @@ class BuddyNodeLossTest
             "the job restored from a buddy's copy differs from the failure-free run\n" + run.child.output());
         assertTrue(json.get("recovery").get("restored_global_index").isNumber(), "a global checkpoint existed " +
             "before the kill, so one is restored: " + json.get("recovery"));
-        assertTrue(run.child.stderr().contains("rank " + victim + "'s own directory lacks the global cut at index " +
-            json.get("recovery").get("restored_global_index").asLong()), run.child.output());
+        assertTrue(run.child.stderr().contains("rank " + victim + "'s own directory cannot restore the global cut at " +
+            "index " + json.get("recovery").get("restored_global_index").asLong()), run.child.output());
         assertTrue(run.child.stderr().contains("from its buddy rank " + buddy + ":"), run.child.output());
     }
 

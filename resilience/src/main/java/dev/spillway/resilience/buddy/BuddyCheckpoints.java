@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  * Buddy checkpoints in {@code staged} mode (design part B.2): every generation a rank commits in
  * {@code DIR/rank-R/} is copied to its buddy, which keeps it on its own disk in {@code DIR/rank-B/buddy-of-R/}, and
  * a global checkpoint counts only once every rank's copy is durable at its buddy. A rank whose directory lost the
- * global checkpoint the job restarts from (its node and disk were lost) fetches the copy back from its buddy before
- * its store opens, and verifies every block of it. When that cut survives for some rank neither in its directory nor
+ * global checkpoint the job restarts from (its node and disk were lost), or holds it with a block that fails its
+ * checksum, fetches the copy back from its buddy before its store opens, and verifies every block of it. When that cut survives for some rank neither in its directory nor
  * at its buddy, or a fetched copy fails verification, the job resumes from the newest older global cut that every
  * rank holds and none rejected ({@link #restored()}). Files travel in 1 MiB chunks, each with a CRC32C, as
  * two-sided messages or put one-sided into a ring window the buddy created ({@link Stream}); a copy is fetched back
@@ -88,7 +88,7 @@ public final class BuddyCheckpoints implements CommitCopy
     /**
      * A collective, after the ranks agreed on the global cut to restore and before any store opens: places the
      * buddies, settles the cut the job resumes from ({@link #restored()}), brings back from its buddy the copy of
-     * every rank whose own directory lacks that cut, and starts copying and keeping.
+     * every rank whose own directory lacks that cut or fails its checksums, and starts copying and keeping.
      *
      * @param root     the job's checkpoint directory, holding {@code rank-R/}.
      * @param restored the global cut's index, or {@link Cut#LOCAL} when the job starts from the beginning.
@@ -107,7 +107,7 @@ public final class BuddyCheckpoints implements CommitCopy
         }
         final int me = transport.rank();
         final Path own = root.resolve("rank-" + me);
-        final CutsHeld held = CutsHeld.gather(transport, own, restored);
+        final CutsHeld held = CutsHeld.gather(transport, own, restored, log);
         final BuddyPlacement placement = held.placement();
         final int buddy = placement.buddyOf(me);
         final int partner = partnerOf(placement, me);
@@ -459,9 +459,9 @@ public final class BuddyCheckpoints implements CommitCopy
                 final long bytes = files.bytes();
                 final long gen = message.getLong();
                 files.finish(gen, BuddyWire.names(message));
-                return String.format(Locale.ROOT, "rank %d's own directory lacks the global cut at index %d (%s); " +
-                    "fetched generation %d from its buddy rank %d: %d bytes in %.3f s", transport.rank(), restored,
-                    problem, gen, buddy, bytes, (System.nanoTime() - start) / 1e9);
+                return String.format(Locale.ROOT, "rank %d's own directory cannot restore the global cut at index %d " +
+                    "(%s); fetched generation %d from its buddy rank %d: %d bytes in %.3f s", transport.rank(),
+                    restored, problem, gen, buddy, bytes, (System.nanoTime() - start) / 1e9);
             }
         }
         catch (final InterruptedException e)

@@ -136,9 +136,9 @@ final class BuddyKeeper implements AutoCloseable
             {
                 tellStopped(e);
             }
-            if (e instanceof Error error)
+            if (e instanceof Error fatal)
             {
-                throw error;
+                throw fatal;
             }
         }
         finally

@@ -144,12 +144,19 @@ final class BuddyShipper implements CommitCopy
         }
         catch (final Exception e)
         {
-            // Told first: a send the buddy stopped taking ends only when it times out.
-            if (!closed)
+            // Told first: abandoning may wait for a send to end, which only its timeout may do.
+            try
             {
-                failed.accept("copying generation " + gen + " to buddy rank " + buddy + " failed: " + e.getMessage());
+                if (!closed)
+                {
+                    failed.accept("copying generation " + gen + " to buddy rank " + buddy + " failed: " +
+                        e.getMessage());
+                }
             }
-            outlet.abandon();
+            finally
+            {
+                outlet.abandon();
+            }
         }
     }
 

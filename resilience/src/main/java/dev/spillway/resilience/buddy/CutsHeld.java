@@ -16,10 +16,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+
+import static java.lang.System.Logger.Level.DEBUG;
 
 /**
  * Which global cuts every rank could restore as a job restarts with buddy copies, gathered from all ranks: the cuts
@@ -32,6 +36,7 @@ final class CutsHeld
     /** No global cut survives on every rank. */
     static final long NONE = Long.MIN_VALUE;
     static final String COPY_PREFIX = "buddy-of-";
+    private static final System.Logger LOG = System.getLogger(CutsHeld.class.getName());
 
     private final List<String> hosts = new ArrayList<>();
     private final List<List<Long>> owned = new ArrayList<>();
@@ -50,21 +55,42 @@ final class CutsHeld
 
     /**
      * A collective: every rank reports its host and the cuts at or below {@code atMost} it holds. The newest of its
-     * own is read whole first, every block's checksum checked, unless checksums are off: a cut that fails is not
-     * reported, so its buddy's copy, or an older cut, takes its place.
+     * own is read whole first, every block's checksum checked, unless checksums are off: a cut that fails, or cannot
+     * be read, is not reported, so its buddy's copy, or an older cut, takes its place.
+     *
+     * @param log told when the newest cut fails, and how long reading it took.
      */
-    static CutsHeld gather(final Transport transport, final Path own, final long atMost) throws IOException
+    static CutsHeld gather(final Transport transport, final Path own, final long atMost, final Consumer<String> log)
+        throws IOException
     {
         final CutsHeld held = new CutsHeld(own);
         final List<Long> whole = GenerationFiles.completeCuts(own, atMost);
         if (!whole.isEmpty() && Checkpoints.verifyingChecksums())
         {
-            final String why = GenerationFiles.unverified(own, whole.get(0));
+            final long started = System.nanoTime();
+            String why;
+            try
+            {
+                why = GenerationFiles.unverified(own, whole.get(0));
+            }
+            catch (final IOException e)
+            {
+                why = "reading it failed: " + e;
+            }
+            final double seconds = (System.nanoTime() - started) / 1e9;
             if (why != null)
             {
                 held.unverifiedCut = whole.get(0);
                 held.unverified = "its copy there failed verification: " + why;
                 whole.remove(0);
+                log.accept(String.format(Locale.ROOT, "checkpoint: WARNING: rank %d's own copy of the global cut " +
+                    "at index %d failed verification (%.3f s): %s; its buddy's copy, or an older cut, takes its place",
+                    transport.rank(), held.unverifiedCut, seconds, why));
+            }
+            else
+            {
+                LOG.log(DEBUG, () -> String.format(Locale.ROOT, "spillway: rank %d verified its own copy of the " +
+                    "global cut at index %d in %.3f s", transport.rank(), whole.get(0), seconds));
             }
         }
         final ByteBuffer mine = ByteBuffer.allocate(BuddyWire.FIELDS_BYTES);

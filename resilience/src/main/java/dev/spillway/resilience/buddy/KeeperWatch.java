@@ -12,7 +12,9 @@ import java.util.concurrent.ExecutionException;
  * The copy's waits, cut short when the buddy's keeper says on {@link BuddyWire#STOPPED_TAG} that it stopped keeping
  * this rank's copies for a reason of its own (its partner's loss and its own close stop it silently): a send, a credit
  * or an answer it will never take or give would otherwise be waited for until the job ends. Once stopped, every wait
- * fails at once, naming the keeper's reason. One thread uses it.
+ * fails at once, naming the keeper's reason. The receive of the keeper's word is posted again, after a timeout, only
+ * as a wait starts; UCX keeps a message that came meanwhile for it. One thread uses a watch; {@link #NONE}, which
+ * never hears anything, any number.
  */
 final class KeeperWatch
 {
@@ -24,7 +26,7 @@ final class KeeperWatch
     private final ByteBuffer reason;
     private CompletableFuture<Message> stop;
 
-    /** Posts the receive of the keeper's word at once, so that it is heard whenever it comes. */
+    /** Posts the receive of the keeper's word at once. */
     KeeperWatch(final Transport transport, final int buddy)
     {
         this.transport = transport;
@@ -53,13 +55,14 @@ final class KeeperWatch
             {
                 // Whichever failed is looked at below.
             }
-            if (stop.isDone() && !stop.isCompletedExceptionally())
+            if (stopped())
             {
                 continue;
             }
             if (stop.isCompletedExceptionally())
             {
-                // A timeout posts the receive again; any other failure (the buddy lost) is op's too.
+                // A timeout posts the receive again. Any other failure (the buddy lost, this rank closed) is op's
+                // too, and ends the run's copies: the watch stops listening.
                 stop = timedOut(stop) ? post() : new CompletableFuture<>();
             }
         }
@@ -74,10 +77,16 @@ final class KeeperWatch
         }
     }
 
+    /** @return whether the keeper said it stopped. */
+    boolean stopped()
+    {
+        return stop.isDone() && !stop.isCompletedExceptionally();
+    }
+
     /** @throws IllegalStateException once the keeper said it stopped, naming why. */
     void check()
     {
-        if (stop.isDone() && !stop.isCompletedExceptionally())
+        if (stopped())
         {
             final ByteBuffer text = reason.duplicate().limit(stop.join().length()).position(0);
             throw new IllegalStateException(BuddyWire.rest(text));

@@ -9,8 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Two-sided messages of one tag to one rank, with up to {@link #IN_FLIGHT} on the wire at once; waits for a send end
- * when the {@link KeeperWatch} hears that the buddy stopped taking them.
+ * Two-sided messages of one tag to one rank, with up to {@link #IN_FLIGHT} on the wire at once; a wait for a send
+ * ends once the {@link KeeperWatch} hears that the buddy stopped taking them.
  */
 final class MessageOutlet implements ChunkOutlet
 {
@@ -72,6 +72,12 @@ final class MessageOutlet implements ChunkOutlet
     @Override
     public void abandon()
     {
+        if (watch.stopped())
+        {
+            // The keeper takes none of them, and no later message goes out (every copy now fails as it starts).
+            sends.clear();
+            return;
+        }
         while (!sends.isEmpty())
         {
             try

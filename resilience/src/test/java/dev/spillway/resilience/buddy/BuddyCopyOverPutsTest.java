@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link BuddyCopyTest} with every chunk put one-sided into the buddy's ring window, over a transport whose puts land
- * only at their flush ({@link DeferredPuts}).
+ * only at their flush ({@link FaultyTransport}).
  */
 class BuddyCopyOverPutsTest extends BuddyCopyTest
 {
@@ -30,7 +30,7 @@ class BuddyCopyOverPutsTest extends BuddyCopyTest
     @Override
     Transport transport(final InProcessFabric fabric, final int r)
     {
-        return new DeferredPuts(fabric.transport(r));
+        return new FaultyTransport(fabric.transport(r));
     }
 
     /** Ranks that copy different ways stop as they start, naming the option. */

@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -140,45 +141,64 @@ class BuddyCopyTest
     }
 
     /**
-     * A keeper that stops for a reason of its own, here a notice naming no slot, tells its partner: the partner's copy
-     * fails at once, naming why, instead of waiting until the job ends for the buddy's answer to its end, and so does
+     * Rank 0's keeper stops for a reason of its own, here as it answers the end of rank 1's generation: rank 1's
+     * copy, which waits for that answer, fails at once naming why instead of waiting until the job ends, and so does
      * every later one. The other way round, copies go on.
      */
     @Test
     void aKeeperThatStopsTellsItsPartnerWhoWaitsForItsAnswer() throws Exception
     {
-        keeperStopsAsItsPartnerCopies(BLOCK);
+        keeperStopsAsItsPartnerCopies(BLOCK, (keeper, writer) -> keeper.failSendsOf(BuddyWire.DURABLE_TAG,
+            "answers refused"), "answers refused");
     }
 
-    /** As above, with the partner waiting for a receive or a slot of the ring, which the keeper never gives. */
+    /**
+     * As above, the keeper stopping after it took the messages its receives stood for: rank 1 waits for a send to be
+     * taken, or for a slot of the ring, which the keeper never gives.
+     */
     @Test
     void aKeeperThatStopsTellsItsPartnerWhoWaitsToSend() throws Exception
     {
-        keeperStopsAsItsPartnerCopies(BuddyWire.CHUNK_BYTES * (Math.max(BuddyWire.SLOTS, BuddyKeeper.POSTED) + 1));
+        keeperStopsAsItsPartnerCopies(BuddyWire.CHUNK_BYTES * (BuddyWire.SLOTS + BuddyKeeper.POSTED + 1),
+            (keeper, writer) -> keeper.failReceivesOf(BuddyWire.STREAM_TAG, "receives refused"), "receives refused");
     }
 
-    private void keeperStopsAsItsPartnerCopies(final int blockBytes) throws Exception
+    /** A notice naming no slot of the ring stops the keeper as it arrives, before rank 1's next copy starts. */
+    @Test
+    void aKeeperThatCannotTakeANoticeTellsItsPartner() throws Exception
+    {
+        keeperStopsAsItsPartnerCopies(BLOCK, (keeper, writer) -> Collectives.await(writer.send(0,
+            Header.of(BuddyWire.STREAM_TAG), ByteBuffer.allocateDirect(BuddyWire.NOTICE_BYTES).put(BuddyWire.SLOT)
+                .putInt(BuddyWire.SLOTS + 1).putInt(1).flip())), "rank 1 sent a notice that names no slot of a ring");
+    }
+
+    /**
+     * Rank 1 copies generation 0, then {@code fault} is done to rank 0's transport (or with rank 1's), then rank 1
+     * copies generations of a block of {@code blockBytes}: each copy must fail naming rank 0's keeper and {@code why}.
+     */
+    private void keeperStopsAsItsPartnerCopies(final int blockBytes,
+        final BiConsumer<FaultyTransport, Transport> fault, final String why) throws Exception
     {
         try (InProcessFabric fabric = new InProcessFabric(2, LIMIT))
         {
-            final List<BuddyCheckpoints> buddies = startAll(fabric, Cut.LOCAL);
+            final FaultyTransport keeperSide = new FaultyTransport(fabric.transport(0));
+            final Transport writerSide = transport(fabric, 1);
+            final List<BuddyCheckpoints> buddies = startAll(List.of(keeperSide, writerSide), Cut.LOCAL);
             try (Stores stores = new Stores())
             {
                 stores.commitAndCopy(buddies, Map.of("a", bytes(1, BLOCK)), 0);
-                final ByteBuffer notice = ByteBuffer.allocateDirect(BuddyWire.NOTICE_BYTES).put(BuddyWire.SLOT)
-                    .putInt(BuddyWire.SLOTS + 1).putInt(1).flip();
-                Collectives.await(fabric.transport(1).send(0, Header.of(BuddyWire.STREAM_TAG), notice));
+                fault.accept(keeperSide, writerSide);
                 for (int version = 1; version < 3; version++)
                 {
                     final Cut cut = commit(stores.stores.get(1), Map.of("a", bytes(version, blockBytes)), version);
-                    final String why = copyOutcome(buddies.get(1), cut);
-                    assertNotNull(why, "generation " + cut.generation() + " became durable at a buddy that " +
+                    final String failure = copyOutcome(buddies.get(1), cut);
+                    assertNotNull(failure, "generation " + cut.generation() + " became durable at a buddy that " +
                         "stopped keeping copies");
-                    assertTrue(why.startsWith("copying generation " + cut.generation() + " to buddy rank 0 failed: " +
-                        "buddy rank 0 stopped keeping rank 1's checkpoint copies: rank 1 sent a notice that names " +
-                        "no slot of a ring"), why);
+                    assertTrue(failure.startsWith("copying generation " + cut.generation() + " to buddy rank 0 " +
+                        "failed: buddy rank 0 stopped keeping rank 1's checkpoint copies: ") &&
+                        failure.contains(why), failure);
                 }
-                copy(buddies.get(0), commit(stores.stores.get(0), Map.of("a", bytes(3, blockBytes)), 1));
+                copy(buddies.get(0), commit(stores.stores.get(0), Map.of("a", bytes(3, BLOCK)), 1));
             }
             buddies.forEach(BuddyCheckpoints::close);
         }
@@ -312,9 +332,9 @@ class BuddyCopyTest
                 "the cut resumed from");
             assertNull(buddies.get(0).restoredFrom(), "rank 0's own copy verifies");
             final String from = buddies.get(1).restoredFrom();
-            assertTrue(from != null && from.startsWith("rank 1's own directory lacks the global cut at index 200 " +
-                "(its copy there failed verification: ") && from.contains("fetched generation 1 from its buddy " +
-                "rank 0"), from);
+            assertTrue(from != null && from.startsWith("rank 1's own directory cannot restore the global cut at " +
+                "index 200 (its copy there failed verification: ") && from.contains("fetched generation 1 from its " +
+                "buddy rank 0"), from);
             buddies.forEach(BuddyCheckpoints::close);
         }
         assertBlocks(blocks, restore(root.resolve("rank-1"), 200), "rank 1's cut at 200, fetched from its buddy");
@@ -444,10 +464,20 @@ class BuddyCopyTest
     private List<CompletableFuture<BuddyCheckpoints>> start(final InProcessFabric fabric, final long restored,
         final Consumer<String> log)
     {
-        final List<CompletableFuture<BuddyCheckpoints>> started = new ArrayList<>();
+        final List<Transport> transports = new ArrayList<>();
         for (int r = 0; r < fabric.size(); r++)
         {
-            final Transport transport = transport(fabric, r);
+            transports.add(transport(fabric, r));
+        }
+        return start(transports, restored, log);
+    }
+
+    private List<CompletableFuture<BuddyCheckpoints>> start(final List<Transport> transports, final long restored,
+        final Consumer<String> log)
+    {
+        final List<CompletableFuture<BuddyCheckpoints>> started = new ArrayList<>();
+        for (final Transport transport : transports)
+        {
             started.add(CompletableFuture.supplyAsync(() ->
             {
                 try
@@ -465,8 +495,19 @@ class BuddyCopyTest
 
     private List<BuddyCheckpoints> startAll(final InProcessFabric fabric, final long restored) throws Exception
     {
+        return startAll(start(fabric, restored));
+    }
+
+    private List<BuddyCheckpoints> startAll(final List<Transport> transports, final long restored) throws Exception
+    {
+        return startAll(start(transports, restored, line -> { }));
+    }
+
+    private static List<BuddyCheckpoints> startAll(final List<CompletableFuture<BuddyCheckpoints>> started)
+        throws Exception
+    {
         final List<BuddyCheckpoints> all = new ArrayList<>();
-        for (final CompletableFuture<BuddyCheckpoints> f : start(fabric, restored))
+        for (final CompletableFuture<BuddyCheckpoints> f : started)
         {
             all.add(f.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
         }

@@ -16,18 +16,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A transport whose puts land as late as the contract allows: only once their flush is waited for, reading their
- * source then. A caller that announces a put before its flush completed, or reuses the source before then, sends
- * wrong bytes. Everything else goes to the transport it wraps.
+ * A transport with two faults a test may need. Its puts land as late as the contract allows: only once their flush
+ * is waited for, reading their source then; a caller that announces a put before its flush completed, or reuses the
+ * source before then, sends wrong bytes. And once told, its sends or receives of one tag fail ({@link #failSendsOf},
+ * {@link #failReceivesOf}). Everything else goes to the transport it wraps.
  */
-final class DeferredPuts implements Transport
+final class FaultyTransport implements Transport
 {
+    private static final int NONE = Integer.MIN_VALUE;
+
     private final Transport inner;
+    private volatile int failingSends = NONE;
+    private volatile int failingReceives = NONE;
+    private volatile String failure;
     /** Per owner, every put issued, in order; those before {@link #applied} have landed. */
     private final List<List<Runnable>> puts = new ArrayList<>();
     private final int[] applied;
 
-    DeferredPuts(final Transport inner)
+    FaultyTransport(final Transport inner)
     {
         this.inner = inner;
         this.applied = new int[inner.size()];
@@ -160,16 +166,35 @@ final class DeferredPuts implements Transport
         return inner.incarnation(rank);
     }
 
+    /** From now on, a send of {@code tag} throws an {@link IllegalStateException} saying {@code why}. */
+    void failSendsOf(final int tag, final String why)
+    {
+        failure = why;
+        failingSends = tag;
+    }
+
+    /** From now on, a receive of {@code tag} fails with an {@link IllegalStateException} saying {@code why}. */
+    void failReceivesOf(final int tag, final String why)
+    {
+        failure = why;
+        failingReceives = tag;
+    }
+
     @Override
     public CompletableFuture<Void> send(final int target, final Header header, final ByteBuffer src)
     {
+        if (header.tag() == failingSends)
+        {
+            throw new IllegalStateException(failure);
+        }
         return inner.send(target, header, src);
     }
 
     @Override
     public CompletableFuture<Message> receive(final int source, final int tag, final ByteBuffer dst)
     {
-        return inner.receive(source, tag, dst);
+        return tag == failingReceives ? CompletableFuture.failedFuture(new IllegalStateException(failure)) :
+            inner.receive(source, tag, dst);
     }
 
     @Override
