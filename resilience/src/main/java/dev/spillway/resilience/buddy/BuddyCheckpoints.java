@@ -30,11 +30,11 @@ import java.util.function.Consumer;
  * {@code DIR/rank-R/} is copied to its buddy, which keeps it on its own disk in {@code DIR/rank-B/buddy-of-R/}, and
  * a global checkpoint counts only once every rank's copy is durable at its buddy. A rank whose directory lost the
  * global checkpoint the job restarts from (its node and disk were lost), or holds it with a block that fails its
- * checksum, fetches the copy back from its buddy before its store opens, and verifies every block of it. When that cut survives for some rank neither in its directory nor
- * at its buddy, or a fetched copy fails verification, the job resumes from the newest older global cut that every
- * rank holds and none rejected ({@link #restored()}). Files travel in 1 MiB chunks, each with a CRC32C, as
- * two-sided messages or put one-sided into a ring window the buddy created ({@link Stream}); a copy is fetched back
- * as messages.
+ * checksum, fetches the copy back from its buddy before its store opens, and verifies every block of it. When that
+ * cut survives for some rank neither in its directory nor at its buddy, or a fetched copy fails verification, the
+ * job resumes from the newest older global cut that every rank holds and none rejected ({@link #restored()}). Files
+ * travel in 1 MiB chunks, each with a CRC32C, as two-sided messages or put one-sided into a ring window the buddy
+ * created ({@link Stream}); a copy is fetched back as messages.
  *
  * <pre>{@code
  * long restored = GlobalCheckpoints.agreeOnRestore(transport, root);
@@ -284,10 +284,9 @@ public final class BuddyCheckpoints implements CommitCopy
     /**
      * @return DRAM a rank holds for its copies while it runs, outside the engine, which the run charges to its
      *         budget: the aligned staging buffer at each end, the buddy's answer and the keeper's word that it
-     *         stopped ({@link KeeperWatch}); with {@link Stream#MESSAGES}
-     *         the messages in flight to the buddy and the receives posted for the partner, each a chunk and its
-     *         fields; with {@link Stream#PUTS} the ring the partner puts into and the buffers put from, each a slot,
-     *         and the notices and credits.
+     *         stopped ({@link KeeperWatch}); with {@link Stream#MESSAGES} the messages in flight to the buddy and the
+     *         receives posted for the partner, each a chunk and its fields; with {@link Stream#PUTS} the ring the
+     *         partner puts into and the buffers put from, each a slot, and the notices and credits.
      */
     public static long dramBytes(final Stream stream)
     {
