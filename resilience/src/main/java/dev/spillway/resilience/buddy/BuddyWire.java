@@ -133,26 +133,30 @@ final class BuddyWire
         }
     }
 
-    /** @return {@code text} in a direct buffer, flipped, cut to {@link #FIELDS_BYTES}. */
+    /** @return {@code text} in a direct buffer, ready to send, cut to {@link #FIELDS_BYTES}. */
     static ByteBuffer text(final String text)
     {
-        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.min(bytes.length, FIELDS_BYTES));
-        return buffer.put(bytes, 0, buffer.remaining()).flip();
+        return withText(0, text);
     }
 
+    /** @return {@code NONE reason}, ready to send. */
     static ByteBuffer none(final String reason)
     {
-        final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(1 + Math.min(text.length, FIELDS_BYTES));
-        return buffer.put(NONE).put(text, 0, buffer.remaining()).flip();
+        return withText(1, reason).put(0, NONE);
     }
 
+    /** @return {@code generation error}, ready to send. */
     static ByteBuffer durable(final long generation, final String error)
     {
-        final byte[] text = error.getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(8 + Math.min(text.length, FIELDS_BYTES));
-        return buffer.putLong(generation).put(text, 0, buffer.remaining()).flip();
+        return withText(8, error).putLong(0, generation);
+    }
+
+    /** @return a direct buffer of {@code head} bytes to fill, then {@code text} cut to {@link #FIELDS_BYTES}. */
+    private static ByteBuffer withText(final int head, final String text)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        final int length = Math.min(bytes.length, FIELDS_BYTES);
+        return ByteBuffer.allocateDirect(head + length).position(head).put(bytes, 0, length).position(0);
     }
 
     static void putString(final ByteBuffer buffer, final String text)
