@@ -60,9 +60,9 @@ final class LaunchCommand implements Callable<Integer>
             "outvoted by two others is dropped. A replica killed while its rank has another, slot 0 included, is " +
             "taken over: the job runs on, no restart. With run --checkpoint-dir DIR, replica k keeps its " +
             "checkpoints in DIR/replica-k, a rank's replicas compare them at every global cut, a replica outvoted " +
-            "by two others leaves, and a difference of two or the loss of every replica of a rank restarts the job " +
-            "(with --max-restarts) from the newest cut all verified. Not yet with --p2f or --buddy " +
-            "(default: ${DEFAULT-VALUE}).")
+            "by two others is mended from them with no rollback (their cuts block until the vote), and a " +
+            "difference of two or the loss of every replica of a rank restarts the job (with --max-restarts) from " +
+            "the newest cut all verified. Not yet with --p2f or --buddy (default: ${DEFAULT-VALUE}).")
     private String redundancy = "1";
 
     @Option(names = "--crash-at", paramLabel = "RANK:POINT[:HIT][@INC]",

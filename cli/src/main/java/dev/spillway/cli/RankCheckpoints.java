@@ -1,6 +1,7 @@
 package dev.spillway.cli;
 
 import dev.spillway.SpillwayConfig;
+import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.rdma.Transport;
 import dev.spillway.rdma.UcxTransport;
 import dev.spillway.ranks.GlobalCheckpoints;
@@ -21,7 +22,8 @@ import java.util.Locale;
  * order; {@code Ns} and {@code auto} cut where rank 0's policy says, at a point the ranks agree on. With
  * {@code --buddy staged}, each rank's generations are copied to its buddy ({@link BuddyCheckpoints}), and a rank whose
  * directory lost the global checkpoint fetches it back from there. In a replicated job, replica k keeps its
- * generations in {@code DIR/replica-k/rank-R/} and its sphere compares them at every cut.
+ * generations in {@code DIR/replica-k/rank-R/} and its sphere compares them at every cut; a sphere of three or more
+ * replicas takes blocking cuts, so that an outvoted replica is mended before it runs past the cut.
  */
 final class RankCheckpoints
 {
@@ -44,8 +46,15 @@ final class RankCheckpoints
         try
         {
             final GlobalCheckpoints policy = policy(store, root, every, mtbfSeconds, restored, incarnation);
-            policy.copyCommitsTo(new ReplicaDigests(transport, rankDir));
+            // A sphere that can outvote a replica holds each cut's later tasks until its vote, so the replica
+            // outvoted is mended in place rather than dropped.
+            final boolean mend = transport.placement().slotsOf(transport.rank()).size() >= 3;
+            policy.copyCommitsTo(new ReplicaDigests(transport, rankDir, mend));
             config.checkpoints(store, policy);
+            if (mend)
+            {
+                config.checkpointMode(CheckpointMode.BLOCKING);
+            }
             return policy;
         }
         catch (final RuntimeException e)

@@ -1,7 +1,10 @@
 package dev.spillway.ranks;
 
+import dev.spillway.checkpoint.CheckpointPolicy;
 import dev.spillway.checkpoint.Cut;
 
+import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -19,6 +22,26 @@ public interface CommitCopy extends AutoCloseable
      * @param failed  told why, from any thread, if the copy cannot be made.
      */
     void copy(Cut cut, Runnable durable, Consumer<String> failed);
+
+    /**
+     * Whether the tasks the runtime held back at {@code cut} may run ({@link CheckpointPolicy#mayRelease}); polled on
+     * the IO thread, after {@link #copy}.
+     */
+    default boolean mayRelease(final Cut cut)
+    {
+        return true;
+    }
+
+    /** @return the objects to mend at {@code cut} before the held tasks run ({@link CheckpointPolicy#mends}). */
+    default Map<String, ByteBuffer> mends(final Cut cut)
+    {
+        return Map.of();
+    }
+
+    /** Told whether the {@link #mends} of {@code cut} were applied ({@link CheckpointPolicy#mended}). */
+    default void mended(final Cut cut, final String failure)
+    {
+    }
 
     /** @return what the copy is doing, for wait reports. */
     String state();

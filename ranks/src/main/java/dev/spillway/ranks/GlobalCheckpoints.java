@@ -440,6 +440,37 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         return section == null ? Map.of() : Map.of(RankProtocol.SECTION, section);
     }
 
+    @Override
+    public boolean mayRelease(final Cut cut)
+    {
+        final CommitCopy copy = this.copy;
+        return copy == null || !cut.global() || copy.mayRelease(cut);
+    }
+
+    @Override
+    public String releaseWait(final Cut cut)
+    {
+        final CommitCopy copy = this.copy;
+        return copy == null ? "nothing" : copy.state();
+    }
+
+    @Override
+    public Map<String, ByteBuffer> mends(final Cut cut)
+    {
+        final CommitCopy copy = this.copy;
+        return copy == null || !cut.global() ? Map.of() : copy.mends(cut);
+    }
+
+    @Override
+    public void mended(final Cut cut, final String failure)
+    {
+        final CommitCopy copy = this.copy;
+        if (copy != null)
+        {
+            copy.mended(cut, failure);
+        }
+    }
+
     /** Keeps the protocol's section, if the generation has one, for the runtime this policy serves. */
     @Override
     public void restored(final RestorePoint point)

@@ -1,5 +1,6 @@
 package dev.spillway.checkpoint;
 
+import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
@@ -73,6 +74,42 @@ public interface CheckpointPolicy
 
     /** Told each committed generation's cut, after {@link #committed(CheckpointCost)}. */
     default void cutCommitted(final Cut cut)
+    {
+    }
+
+    /**
+     * Whether the tasks held back at {@code cut}, committed, may run; polled until they may. Only blocking cuts hold
+     * tasks back ({@link CheckpointMode#BLOCKING}), and they run at once by default. A replicated rank holds them until
+     * its sphere has voted on the generation, so a replica outvoted can be mended before it runs on.
+     */
+    default boolean mayRelease(final Cut cut)
+    {
+        return true;
+    }
+
+    /** @return why the tasks held at {@code cut} may not run yet, for wait reports; only while they may not. */
+    default String releaseWait(final Cut cut)
+    {
+        return "the checkpoint policy";
+    }
+
+    /**
+     * Asked once {@link #mayRelease} allowed it: objects whose contents at {@code cut} are wrong, with the right ones.
+     * The runtime replaces them in the generation ({@link CheckpointStore#mend}) and in the live objects, then calls
+     * {@link #mended}, before any held task runs.
+     *
+     * @return tag to contents at the version the generation records; empty by default.
+     */
+    default Map<String, ByteBuffer> mends(final Cut cut)
+    {
+        return Map.of();
+    }
+
+    /**
+     * Told, on the IO thread, that the {@link #mends} of {@code cut} were applied ({@code failure} null) or could not
+     * be (why); held tasks run next either way.
+     */
+    default void mended(final Cut cut, final String failure)
     {
     }
 

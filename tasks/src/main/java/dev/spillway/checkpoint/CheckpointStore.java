@@ -1,6 +1,8 @@
 package dev.spillway.checkpoint;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -35,6 +37,19 @@ public interface CheckpointStore extends AutoCloseable
 
     /** Marks the run finished: the next runtime opened on this directory starts afresh. */
     void markComplete() throws IOException;
+
+    /**
+     * Replaces blocks of the newest committed generation, the one of {@code cut}, with contents known to be right (a
+     * replica mended from its sphere's majority); later generations inherit the new blocks. Called while no
+     * generation is in flight.
+     *
+     * @param blocks tag to contents, each at the version the generation records; left unchanged.
+     * @throws IOException when the store cannot, naming why; by default it cannot.
+     */
+    default void mend(final Cut cut, final Map<String, ByteBuffer> blocks) throws IOException
+    {
+        throw new IOException(this + " cannot mend a committed generation");
+    }
 
     @Override
     void close() throws IOException;

@@ -29,7 +29,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * last save gets a <em>save task</em>: an internal reader that depends on the object's last writer before {@code S};
  * writers at or after {@code S} of that object are parked at admission until it is captured. A captured object is
  * copied into a spare buffer (semi-blocking, DRAM allowing), which releases it at once, or else written through.
- * In blocking mode every task at or after {@code S} is parked until the commit.
+ * In blocking mode every task at or after {@code S} is parked until the commit, and then until the policy lets
+ * them go ({@link CheckpointPolicy#mayRelease}), once the objects it names wrong are mended.
  *
  * <p>This class runs that cut protocol. Writes share the IO thread with out-of-core transfers by bytes
  * ({@link IoShare}); the generation commits once every save is written and every task before {@code S} has finished
@@ -58,6 +59,9 @@ final class Checkpointer
     private final GenerationCommit generation;
     private IoAgent agent;
     private LiveTasks live;
+    private Transfers transfers;
+    /** A blocking cut committed whose held tasks wait for the policy's release, or null. */
+    private Cut releasing;
     private TaskRecord latestAdmitted;
     private long finishedAtCut;
     private long lastCutNanos = System.nanoTime();
@@ -88,10 +92,11 @@ final class Checkpointer
         this.generation = new GenerationCommit(this, store, pool, metrics, this.share);
     }
 
-    void wire(final IoAgent agent, final Admission admission, final LiveTasks live)
+    void wire(final IoAgent agent, final Admission admission, final LiveTasks live, final Transfers transfers)
     {
         this.agent = agent;
         this.live = live;
+        this.transfers = transfers;
         generation.wire(admission);
     }
 
@@ -127,7 +132,7 @@ final class Checkpointer
             maybeTakeRequested(now);
             return;
         }
-        if (generation.inFlight() || failed || stopped || latestAdmitted == null ||
+        if (generation.inFlight() || releasing != null || failed || stopped || latestAdmitted == null ||
             latestAdmitted.seq + 1 <= generation.lastCommittedFrontier() ||
             !policy.due(userFinished - finishedAtCut, now - lastCutNanos))
         {
@@ -146,7 +151,7 @@ final class Checkpointer
             return;
         }
         final CutRequest r = requests.peekFirst();
-        if (generation.inFlight() || !policy.mayBegin(r.globalIndex()))
+        if (generation.inFlight() || releasing != null || !policy.mayBegin(r.globalIndex()))
         {
             cutNotBegun = r.globalIndex();
             return;
@@ -248,6 +253,12 @@ final class Checkpointer
                 requests.peekFirst().globalIndex() + "), which begins once the previous generation is written " +
                 "and the policy allows (on ranks: once every rank committed the previous global cut); see the " +
                 "checkpoint line below");
+            return true;
+        }
+        if (releasing != null && !t.saveTask())
+        {
+            held.add(t);
+            held(t, "held until the tasks after checkpoint generation " + releasing.generation() + " may run");
             return true;
         }
         if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
@@ -430,6 +441,12 @@ final class Checkpointer
      */
     String checkpointWait()
     {
+        final Cut release = releasing;
+        if (release != null)
+        {
+            return "the tasks after checkpoint generation " + release.generation() + " (committed) wait for " +
+                policy.releaseWait(release);
+        }
         final long notBegun = cutNotBegun;
         final String inFlight = generation.waitReason(policy);
         if (inFlight != null)
@@ -455,7 +472,56 @@ final class Checkpointer
                 r.capturedIn = -1;
             }
         }
+        if (blocking && !policy.mayRelease(cut))
+        {
+            releasing = cut;
+            return;
+        }
+        release(cut);
+    }
+
+    /** IO thread: mends what the policy names wrong at {@code cut}, then lets the held tasks go. */
+    private void release(final Cut cut)
+    {
+        releasing = null;
+        final Map<String, ByteBuffer> mends = blocking ? policy.mends(cut) : Map.of();
+        if (!mends.isEmpty())
+        {
+            policy.mended(cut, mend(cut, mends));
+        }
         releaseHeld();
+    }
+
+    /** @return null once the generation of {@code cut} and the live objects hold {@code mends}, else why not. */
+    private String mend(final Cut cut, final Map<String, ByteBuffer> mends)
+    {
+        try
+        {
+            store.mend(cut, mends);
+            for (final Map.Entry<String, ByteBuffer> m : mends.entrySet())
+            {
+                transfers.replace(object(m.getKey()), m.getValue());
+            }
+            LOG.log(WARNING, "spillway: mended " + mends.keySet() + " in checkpoint generation " + cut.generation() +
+                " and in DRAM or the store before the tasks after it run");
+            return null;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return "could not mend " + mends.keySet() + " at checkpoint generation " + cut.generation() + ": " + e;
+        }
+    }
+
+    private DataObject object(final String tag)
+    {
+        for (final DataRef r : objects)
+        {
+            if (r.tag().equals(tag))
+            {
+                return r.object;
+            }
+        }
+        throw new IllegalArgumentException("no data object '" + tag + "' to mend");
     }
 
     /**
@@ -492,6 +558,10 @@ final class Checkpointer
         if (generation.gated())
         {
             generation.maybeCommit();
+        }
+        if (releasing != null && policy.mayRelease(releasing))
+        {
+            release(releasing);
         }
         maybeCut(now);
         if (now >= nextProgress)

@@ -151,7 +151,7 @@ public final class Engine
             restart.point(), restoreSeconds);
         if (checkpointer != null)
         {
-            checkpointer.wire(agent, admission, live);
+            checkpointer.wire(agent, admission, live, transfers);
             admission.checkpointer(checkpointer,
                 config.checkpointMode() == CheckpointMode.BLOCKING ? Integer.MAX_VALUE : 1);
         }

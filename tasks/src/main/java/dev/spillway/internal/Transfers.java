@@ -2,6 +2,7 @@ package dev.spillway.internal;
 
 import dev.spillway.TaskFailedException;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.io.DirectIo;
 import dev.spillway.io.Store;
 import dev.spillway.memory.BufferPool;
 import dev.spillway.memory.DataObject;
@@ -225,6 +226,35 @@ final class Transfers
     IOException lastSpillFailure()
     {
         return lastSpillFailure;
+    }
+
+    /**
+     * Replaces the contents of {@code o}, which no task uses, with {@code contents}: in its DRAM buffer, marked dirty,
+     * or else in the store, at the same version. {@code contents} is left unchanged.
+     */
+    void replace(final DataObject o, final ByteBuffer contents) throws IOException
+    {
+        if (contents.remaining() != o.size())
+        {
+            throw new IllegalArgumentException("'" + o.tag() + "' holds " + o.size() + " bytes, not " +
+                contents.remaining());
+        }
+        switch (o.residency())
+        {
+            case IN_MEM, TO_NVM ->
+            {
+                o.buffer().buffer().clear().put(contents.duplicate()).clear();
+                o.dirty(true);
+            }
+            case IN_NVM, TO_MEM ->
+            {
+                final ByteBuffer aligned = DirectIo.alignedBuffer((int)DirectIo.alignUp(o.size()));
+                aligned.put(contents.duplicate()).clear();
+                store.write(o.tag(), aligned.limit(o.size()), o.version());
+                o.stored(true);
+            }
+            case UNMATERIALIZED -> throw new IllegalStateException("'" + o.tag() + "' holds no contents here");
+        }
     }
 
     /** Removes a block whose contents are garbage, so it holds no disk space. */

@@ -2,6 +2,7 @@ package dev.spillway.resilience.redundancy;
 
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
+import dev.spillway.rdma.PeerFailedException;
 import dev.spillway.ranks.CommitCopy;
 import dev.spillway.resilience.store.GenerationDigest;
 import dev.spillway.resilience.store.GenerationFiles;
@@ -19,10 +20,13 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * SDC detection by comparing replicas at every global cut (seed 003 §4.2.1, design §D.2): once a replica committed
@@ -31,21 +35,39 @@ import java.util.function.Consumer;
  * round, which otherwise carries a one-byte mark), and {@link DigestVote} decides. A verified (or, alone,
  * unchecked) generation counts towards the global commit; a mismatch without a majority never does: the rank
  * stops for a restart from the newest cut every sphere verified, naming the objects. With a strict majority (three
- * replicas or more) the majority counts the cut and runs on, and each outvoted replica leaves its sphere as on
- * differing copies of a transfer: a takeover, with no rollback. The outvoted replica is dropped rather than
- * repaired in place: by the time the vote ends its tasks have run past the cut, so the differing objects may
- * already have spread into later ones.
+ * replicas or more) the majority counts the cut and runs on, and each outvoted replica is mended or leaves:
+ * <ul>
+ * <li><b>Mended</b> when its runtime holds the tasks after each cut until the vote (blocking cuts, which
+ * {@link #mayRelease} gates): the first replica of the majority sends it the differing objects, read from its own
+ * generation and checked against the majority's checksums, and its runtime replaces them in its generation and in its
+ * live objects before any task runs past the cut. Nothing rolls back, and the replica stays in its sphere.</li>
+ * <li><b>Leaves</b> its sphere otherwise, as on differing copies of a transfer (a takeover, with no rollback): its
+ * tasks have run past the cut, so the differing objects may already have spread into later ones. It leaves too if
+ * the sender is lost before the objects arrive.</li>
+ * </ul>
+ * Every replica of a sphere must be made alike: all mend or none does.
  *
  * <p>Set with {@link dev.spillway.ranks.GlobalCheckpoints#copyCommitsTo}: the global commit of a cut waits for its
  * verification, so the store must keep three generations.
  */
 public final class ReplicaDigests implements CommitCopy
 {
+    private static final System.Logger LOG = System.getLogger(ReplicaDigests.class.getName());
     /** A partner's answer in the second round when it saw every digest equal: one byte, never an encoding. */
     private static final byte[] AGREES = {1};
 
     private final ReplicatedTransport transport;
     private final Path dir;
+    private final boolean mendInPlace;
+    /**
+     * Per global cut index voted on, the objects to mend (empty for none) until the runtime takes them; only when
+     * mending in place. A cut that fails is never released: the rank stops.
+     */
+    private final Map<Long, Map<String, ByteBuffer>> decided = new ConcurrentHashMap<>();
+    /** Per global cut index whose mends the runtime applies, what to tell once it did. */
+    private final Map<Long, Runnable> afterMend = new ConcurrentHashMap<>();
+    private final Map<Long, Consumer<String>> mendFailed = new ConcurrentHashMap<>();
+    private final SortedMap<Long, SortedSet<String>> mended = new TreeMap<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r ->
     {
         final Thread t = new Thread(r, "spillway-replica-digests");
@@ -54,17 +76,20 @@ public final class ReplicaDigests implements CommitCopy
     });
     private final SortedMap<Long, DigestVote.Verdict> verdicts = new TreeMap<>();
     private volatile String state = "no cut compared yet";
-    /** Set on the thread once a cut failed: later cuts are not compared, the rank stops anyway. */
-    private String failure;
+    /** Set once a cut failed or could not be mended: later cuts are not compared, the rank stops anyway. */
+    private volatile String failure;
 
     /**
-     * @param transport this replica's transport.
-     * @param dir       the rank's checkpoint directory in this replica.
+     * @param transport   this replica's transport.
+     * @param dir         the rank's checkpoint directory in this replica.
+     * @param mendInPlace whether an outvoted replica is mended: only when its runtime runs blocking cuts, whose held
+     *                    tasks wait for {@link #mayRelease}.
      */
-    public ReplicaDigests(final ReplicatedTransport transport, final Path dir)
+    public ReplicaDigests(final ReplicatedTransport transport, final Path dir, final boolean mendInPlace)
     {
         this.transport = transport;
         this.dir = dir;
+        this.mendInPlace = mendInPlace;
     }
 
     @Override
@@ -102,16 +127,21 @@ public final class ReplicaDigests implements CommitCopy
             state = "the cut at global index " + index + ": " + verdict.kind();
             switch (verdict.kind())
             {
-                case VERIFIED, UNCHECKED -> durable.run();
+                case VERIFIED, UNCHECKED -> decide(index, durable);
                 case OUTVOTED ->
                 {
+                    final int donor = all.keySet().stream().filter(slot -> !verdict.minority().contains(slot))
+                        .min(Integer::compare).orElseThrow();
                     if (verdict.minority().contains(transport.slot()))
                     {
-                        stop(index, verdict, all, "; outvoted, this replica leaves its sphere, whose majority runs " +
-                            "on with no rollback", failed);
+                        outvoted(index, verdict, all, donor, durable, failed);
                         return;
                     }
-                    durable.run();
+                    if (mendInPlace && transport.slot() == donor)
+                    {
+                        sendMends(index, verdict);
+                    }
+                    decide(index, durable);
                 }
                 case ROLL_BACK -> stop(index, verdict, all, "", failed);
             }
@@ -120,6 +150,136 @@ public final class ReplicaDigests implements CommitCopy
         {
             failure = "could not compare the cut at global index " + index + " with the other replicas: " + e;
             failed.accept(failure);
+        }
+    }
+
+    /** The cut at {@code index} needs no mend here: the runtime may run past it, and it counts. */
+    private void decide(final long index, final Runnable durable)
+    {
+        if (mendInPlace)
+        {
+            decided.put(index, Map.of());
+        }
+        durable.run();
+    }
+
+    /**
+     * This replica was outvoted at the cut at {@code index}: it takes the differing objects from {@code donor} and
+     * hands them to its runtime, which mends them before it runs on; else, or if they never arrive, it leaves.
+     */
+    private void outvoted(final long index, final DigestVote.Verdict verdict, final Map<Integer, GenerationDigest> all,
+        final int donor, final Runnable durable, final Consumer<String> failed) throws IOException
+    {
+        if (!mendInPlace)
+        {
+            stop(index, verdict, all, "; outvoted, this replica leaves its sphere, whose majority runs on with no " +
+                "rollback", failed);
+            return;
+        }
+        final SortedMap<String, ByteBuffer> mends;
+        try
+        {
+            state = "outvoted at the cut at global index " + index + ": taking the differing objects from slot " +
+                donor;
+            mends = decodeMends(receive(donor));
+        }
+        catch (final PeerFailedException lost)
+        {
+            stop(index, verdict, all, "; outvoted, and slot " + donor + ", which was to send the right objects, was " +
+                "lost first (" + lost.getMessage() + "): this replica leaves its sphere, whose majority runs on", failed);
+            return;
+        }
+        final GenerationDigest mine = all.get(transport.slot());
+        final GenerationDigest right = all.get(donor);
+        final SortedSet<String> differing = mine.differingObjects(right);
+        for (final String tag : differing)
+        {
+            final ByteBuffer contents = mends.get(tag);
+            if (contents == null || !right.holds(tag, contents) || mine.objects().get(tag) == null ||
+                mine.objects().get(tag).version() != right.objects().get(tag).version())
+            {
+                stop(index, verdict, all, "; outvoted, but slot " + donor + "'s '" + tag + "' " + (contents == null ?
+                    "never came" : "does not match the majority's checksum and version") + ": this replica leaves " +
+                    "its sphere", failed);
+                return;
+            }
+        }
+        if (!differing.equals(mends.keySet()))
+        {
+            stop(index, verdict, all, "; outvoted, but slot " + donor + " sent " + mends.keySet() + " for " +
+                differing + ": this replica leaves its sphere", failed);
+            return;
+        }
+        state = "outvoted at the cut at global index " + index + ": the runtime mends " + differing;
+        afterMend.put(index, () ->
+        {
+            synchronized (mended)
+            {
+                mended.put(index, differing);
+            }
+            LOG.log(WARNING, "spillway: rank " + transport.rank() + "'s replica in slot " + transport.slot() +
+                " was outvoted at the global cut at index " + index + " (" + verdict.reason() + ") and mended " +
+                differing + " from slot " + donor + "; no rollback");
+            durable.run();
+        });
+        mendFailed.put(index, failed);
+        decided.put(index, mends);
+    }
+
+    /** This replica is the first of the majority at the cut at {@code index}: it sends each minority replica's mends. */
+    private void sendMends(final long index, final DigestVote.Verdict verdict) throws IOException
+    {
+        for (final Map.Entry<Integer, SortedSet<String>> e : verdict.objects().entrySet())
+        {
+            state = "sending slot " + e.getKey() + " its differing objects at the cut at global index " + index;
+            try
+            {
+                send(e.getKey(), encodeMends(GenerationFiles.blocks(dir, index, e.getValue())));
+            }
+            catch (final PeerFailedException lost)
+            {
+                // the outvoted replica is gone: its sphere runs on without it
+            }
+        }
+    }
+
+    @Override
+    public boolean mayRelease(final Cut cut)
+    {
+        return decided.containsKey(cut.globalIndex());
+    }
+
+    @Override
+    public Map<String, ByteBuffer> mends(final Cut cut)
+    {
+        final Map<String, ByteBuffer> mends = decided.remove(cut.globalIndex());
+        return mends == null ? Map.of() : mends;
+    }
+
+    @Override
+    public void mended(final Cut cut, final String why)
+    {
+        final Runnable durable = afterMend.remove(cut.globalIndex());
+        final Consumer<String> failed = mendFailed.remove(cut.globalIndex());
+        if (why == null && durable != null)
+        {
+            state = "mended at the cut at global index " + cut.globalIndex();
+            durable.run();
+            return;
+        }
+        if (failed != null)
+        {
+            failure = "outvoted at the global cut at index " + cut.globalIndex() + ", and " + why;
+            failed.accept(failure);
+        }
+    }
+
+    /** @return per global cut index where this replica was outvoted and mended, the objects mended. */
+    public SortedMap<Long, SortedSet<String>> mended()
+    {
+        synchronized (mended)
+        {
+            return new TreeMap<>(mended);
         }
     }
 
@@ -220,6 +380,57 @@ public final class ReplicaDigests implements CommitCopy
             }
         }
         return bytes.toByteArray();
+    }
+
+    /** Sends {@code bytes} to the partner in {@code slot}: their length, then themselves. */
+    private void send(final int slot, final byte[] bytes)
+    {
+        transport.sendToPartner(slot, ByteBuffer.allocateDirect(Integer.BYTES).putInt(0, bytes.length));
+        transport.sendToPartner(slot, ByteBuffer.allocateDirect(Math.max(1, bytes.length)).put(bytes).flip());
+    }
+
+    /** @return what the partner in {@code slot} sent with {@link #send}. */
+    private byte[] receive(final int slot)
+    {
+        final ByteBuffer length = ByteBuffer.allocateDirect(Integer.BYTES);
+        transport.receiveFromPartner(slot, length);
+        final ByteBuffer in = ByteBuffer.allocateDirect(Math.max(1, length.getInt(0)));
+        final byte[] bytes = new byte[transport.receiveFromPartner(slot, in)];
+        in.get(0, bytes);
+        return bytes;
+    }
+
+    private static byte[] encodeMends(final SortedMap<String, ByteBuffer> blocks) throws IOException
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeInt(blocks.size());
+            for (final Map.Entry<String, ByteBuffer> e : blocks.entrySet())
+            {
+                out.writeUTF(e.getKey());
+                out.writeInt(e.getValue().remaining());
+                out.write(e.getValue().array(), e.getValue().arrayOffset() + e.getValue().position(),
+                    e.getValue().remaining());
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    private static SortedMap<String, ByteBuffer> decodeMends(final byte[] bytes) throws IOException
+    {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
+        {
+            final SortedMap<String, ByteBuffer> blocks = new TreeMap<>();
+            for (int i = in.readInt(); i > 0; i--)
+            {
+                final String tag = in.readUTF();
+                final byte[] contents = new byte[in.readInt()];
+                in.readFully(contents);
+                blocks.put(tag, ByteBuffer.wrap(contents));
+            }
+            return blocks;
+        }
     }
 
     private static GenerationDigest decode(final long index, final byte[] bytes) throws IOException

@@ -181,11 +181,8 @@ public final class ReplicatedTransport implements Transport
     {
         final List<Integer> partners = new ArrayList<>(spheres.live(rank));
         partners.remove(Integer.valueOf(physical.rank()));
-        final ByteBuffer length = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, mine.length);
-        final ByteBuffer payload = ByteBuffer.allocateDirect(Math.max(1, mine.length)).put(0, mine);
-        payload.limit(mine.length);
-        final Map<Integer, CompletableFuture<Message>> lengths = new LinkedHashMap<>();
         final Map<Integer, ByteBuffer> theirLengths = new LinkedHashMap<>();
+        final Map<Integer, CompletableFuture<Message>> lengths = new LinkedHashMap<>();
         for (final int slot : partners)
         {
             theirLengths.put(slot, ByteBuffer.allocateDirect(Long.BYTES));
@@ -194,21 +191,14 @@ public final class ReplicatedTransport implements Transport
         final List<CompletableFuture<Void>> sends = new ArrayList<>();
         for (final int slot : partners)
         {
-            sends.add(physical.send(slot, Header.of(PARTNER_TAG), length).thenCompose(v ->
-                physical.send(slot, Header.of(PARTNER_TAG), payload)));
+            sends.add(sendFramed(slot, mine));
         }
         final Map<Integer, byte[]> theirs = new TreeMap<>();
         for (final int slot : partners)
         {
             try
             {
-                Collectives.await(lengths.get(slot));
-                final ByteBuffer in = ByteBuffer.allocateDirect((int)Math.max(1, theirLengths.get(slot).getLong(0)));
-                in.limit((int)theirLengths.get(slot).getLong(0));
-                Collectives.await(physical.receive(slot, PARTNER_TAG, in));
-                final byte[] bytes = new byte[in.limit()];
-                in.get(0, bytes);
-                theirs.put(slot, bytes);
+                theirs.put(slot, receiveFramed(slot, lengths.get(slot), theirLengths.get(slot)));
             }
             catch (final PeerFailedException lost)
             {
@@ -227,6 +217,30 @@ public final class ReplicatedTransport implements Transport
             }
         }
         return theirs;
+    }
+
+    /** Sends {@code bytes}'s length, then the bytes, to {@code slot} on {@link #PARTNER_TAG}. */
+    private CompletableFuture<Void> sendFramed(final int slot, final byte[] bytes)
+    {
+        final ByteBuffer length = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, bytes.length);
+        final ByteBuffer payload = ByteBuffer.allocateDirect(Math.max(1, bytes.length)).put(0, bytes);
+        payload.limit(bytes.length);
+        return physical.send(slot, Header.of(PARTNER_TAG), length).thenCompose(v ->
+            physical.send(slot, Header.of(PARTNER_TAG), payload));
+    }
+
+    /** @return the bytes {@code slot} sent with {@link #sendFramed}, once {@code length} (posted) arrived. */
+    private byte[] receiveFramed(final int slot, final CompletableFuture<Message> lengthArrived,
+        final ByteBuffer length)
+    {
+        Collectives.await(lengthArrived);
+        final int size = (int)length.getLong(0);
+        final ByteBuffer in = ByteBuffer.allocateDirect(Math.max(1, size));
+        in.limit(size);
+        Collectives.await(physical.receive(slot, PARTNER_TAG, in));
+        final byte[] bytes = new byte[size];
+        in.get(0, bytes);
+        return bytes;
     }
 
     /**

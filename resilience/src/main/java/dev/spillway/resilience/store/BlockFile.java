@@ -46,6 +46,15 @@ final class BlockFile implements Closeable
         return new BlockFile(path, generation, channel, direct);
     }
 
+    /** Opens {@code path}, created if missing, to append blocks after those it holds; without {@code O_DIRECT}. */
+    static BlockFile extend(final Path path, final long generation) throws IOException
+    {
+        final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        final BlockFile file = new BlockFile(path, generation, channel, false);
+        file.position = DirectIo.alignUp(channel.size());
+        return file;
+    }
+
     /**
      * Appends {@code src}'s bytes from position to limit; {@code src} is left unchanged.
      *

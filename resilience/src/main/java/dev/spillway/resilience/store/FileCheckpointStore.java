@@ -17,7 +17,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 import static java.lang.System.Logger.Level.WARNING;
@@ -191,6 +194,48 @@ public final class FileCheckpointStore implements CheckpointStore
         inFlight = new FileGenerationWriter(this, dir, cut, originMillis, directIo,
             kept.isEmpty() ? Collections.emptySortedMap() : kept.peekFirst().entries());
         return inFlight;
+    }
+
+    /**
+     * {@inheritDoc} Each block is appended to the generation's blocks file and its manifest rewritten in one step;
+     * the old blocks stay in the file, unreferenced.
+     */
+    @Override
+    public void mend(final Cut cut, final Map<String, ByteBuffer> blocks) throws IOException
+    {
+        final Manifest newest = kept.peekFirst();
+        final long generation = cut.generation();
+        if (inFlight != null || newest == null || newest.generation() != generation)
+        {
+            throw new IllegalStateException("checkpoint generation " + generation + " in " + dir + " cannot be " +
+                "mended: it is not the newest committed one or another is in flight");
+        }
+        final SortedMap<String, ManifestEntry> entries = new TreeMap<>(newest.entries());
+        final BlockChecksum checksum = new BlockChecksum();
+        try (BlockFile file = BlockFile.extend(Generations.blocks(dir, generation), generation))
+        {
+            for (final Map.Entry<String, ByteBuffer> block : blocks.entrySet())
+            {
+                final String tag = block.getKey();
+                final ByteBuffer src = block.getValue();
+                final ManifestEntry old = entries.get(tag);
+                if (old == null || old.length() != src.remaining())
+                {
+                    throw new IllegalArgumentException("checkpoint generation " + generation + " in " + dir +
+                        (old == null ? " holds no block '" + tag + "'" : " holds '" + tag + "' in " + old.length() +
+                        " bytes, not " + src.remaining()) + ", so it cannot be mended");
+                }
+                final long sum = checksum.of(src);
+                entries.put(tag, new ManifestEntry(tag, old.length(), old.version(), generation, file.append(tag, src),
+                    sum));
+            }
+            file.force();
+        }
+        final Manifest mended = new Manifest(newest.cut(), newest.createdMillis(), newest.originMillis(), entries);
+        Generations.writeManifest(dir, mended);
+        DurableFiles.syncDirectory(dir);
+        kept.removeFirst();
+        kept.addFirst(mended);
     }
 
     @Override

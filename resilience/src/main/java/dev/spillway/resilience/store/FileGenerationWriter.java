@@ -7,11 +7,7 @@ import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -70,8 +66,6 @@ final class FileGenerationWriter implements GenerationWriter
     {
         checkOpen();
         final Manifest manifest = new Manifest(cut, System.currentTimeMillis(), originMillis, entries);
-        final Path tmp = Generations.manifestTmp(dir, cut.generation());
-        final Path target = Generations.manifest(dir, cut.generation());
         try
         {
             if (blocks != null)
@@ -80,18 +74,7 @@ final class FileGenerationWriter implements GenerationWriter
                 blocks.close();
             }
             CrashPoints.hit(CrashPoints.BEFORE_MANIFEST);
-            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
-            {
-                final ByteBuffer bytes = ByteBuffer.wrap(ManifestCodec.encode(manifest));
-                while (bytes.hasRemaining())
-                {
-                    channel.write(bytes);
-                }
-                channel.force(true);
-            }
-            CrashPoints.hit(CrashPoints.MANIFEST_RENAME);
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            Generations.writeManifest(dir, manifest);
         }
         catch (final IOException e)
         {

@@ -87,6 +87,16 @@ public final class GenerationDigest
         return MessageDigest.isEqual(sha256, other);
     }
 
+    /**
+     * @return whether {@code contents}, from position to limit (left unchanged), are the block of {@code tag} this
+     *         digest records: its checksum matches.
+     */
+    public boolean holds(final String tag, final ByteBuffer contents)
+    {
+        final ObjectState state = objects.get(tag);
+        return state != null && state.checksum() == new BlockChecksum().of(contents);
+    }
+
     /** @return the tags whose block differs (version or checksum) or exists on one side only. */
     public SortedSet<String> differingObjects(final GenerationDigest other)
     {

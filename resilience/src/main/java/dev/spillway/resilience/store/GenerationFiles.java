@@ -5,6 +5,7 @@ import dev.spillway.io.BlockCorruptedException;
 import dev.spillway.io.DurableFiles;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -12,6 +13,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
@@ -82,6 +85,41 @@ public final class GenerationFiles
             throw new IOException(dir + " has no verified manifest of the cut at global index " + globalIndex);
         }
         return GenerationDigest.of(read(dir, generation));
+    }
+
+    /**
+     * Reads blocks of the generation of {@code dir} that records the global cut at {@code globalIndex}, verifying
+     * each against its checksum.
+     *
+     * @return tag to contents, in tag order.
+     * @throws IOException naming the cut and the directory when no verified manifest records it, or the block that
+     *                     is missing or fails its checksum.
+     */
+    public static SortedMap<String, ByteBuffer> blocks(final Path dir, final long globalIndex, final Set<String> tags)
+        throws IOException
+    {
+        final long generation = ofGlobalCut(dir, globalIndex);
+        if (generation < 0)
+        {
+            throw new IOException(dir + " has no verified manifest of the cut at global index " + globalIndex);
+        }
+        final Manifest manifest = read(dir, generation);
+        final SortedMap<String, ByteBuffer> blocks = new TreeMap<>();
+        try (BlockReader reader = new BlockReader(dir, true))
+        {
+            for (final String tag : new TreeSet<>(tags))
+            {
+                final ManifestEntry entry = manifest.entries().get(tag);
+                if (entry == null)
+                {
+                    throw new IOException("generation " + generation + " of " + dir + " holds no block '" + tag + "'");
+                }
+                final ByteBuffer contents = ByteBuffer.allocate(entry.length());
+                reader.read(generation, entry, contents);
+                blocks.put(tag, contents);
+            }
+        }
+        return blocks;
     }
 
     /**

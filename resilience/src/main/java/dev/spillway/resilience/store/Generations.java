@@ -1,9 +1,15 @@
 package dev.spillway.resilience.store;
 
+import dev.spillway.io.CrashPoints;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,7 +19,10 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The file names of a checkpoint directory, what a scan of it finds, and the deletion of what is no longer kept. */
+/**
+ * The file names of a checkpoint directory, the durable write of a manifest, what a scan of the directory finds, and
+ * the deletion of what is no longer kept.
+ */
 final class Generations
 {
     /** The marker of a finished run. */
@@ -45,6 +54,27 @@ final class Generations
     static Path blocks(final Path dir, final long generation)
     {
         return dir.resolve("blocks-" + generation + ".dat");
+    }
+
+    /**
+     * Writes {@code manifest} under its generation's name as one step: a temporary file, forced, then renamed over the
+     * name. The caller syncs the directory.
+     */
+    static void writeManifest(final Path dir, final Manifest manifest) throws IOException
+    {
+        final Path tmp = manifestTmp(dir, manifest.generation());
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer bytes = ByteBuffer.wrap(ManifestCodec.encode(manifest));
+            while (bytes.hasRemaining())
+            {
+                channel.write(bytes);
+            }
+            channel.force(true);
+        }
+        CrashPoints.hit(CrashPoints.MANIFEST_RENAME);
+        Files.move(tmp, manifest(dir, manifest.generation()), StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**

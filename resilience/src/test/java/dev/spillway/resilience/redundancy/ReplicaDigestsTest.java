@@ -193,7 +193,7 @@ class ReplicaDigestsTest
         final int rank = transport.rank();
         final Path rankDir = root.resolve("rank-" + rank);
         final GlobalCheckpoints global = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
-        final ReplicaDigests digests = new ReplicaDigests(transport, rankDir);
+        final ReplicaDigests digests = new ReplicaDigests(transport, rankDir, false);
         global.copyCommitsTo(digests);
         final SpillwayConfig config = Spillway.builder().storeDir(root.resolve("spill")).store(StoreKind.DIRECT)
             .dramBudget(64L * BYTES).workers(2).storeSizing(256, BYTES)

@@ -3,6 +3,7 @@ package dev.spillway.resilience.redundancy;
 import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
+import dev.spillway.checkpoint.CheckpointMode;
 import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.StoreKind;
 import dev.spillway.ranks.DistributedSpillway;
@@ -23,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntUnaryOperator;
 
@@ -34,8 +36,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Silent data corruption against replication, counted (issue 16's SDC tests, design §D.5): seeded single-bit flips
- * in live objects of one replica are all detected at 2x, and at 3x outvoted while the other replicas finish with
- * the reference; clean runs with other worker counts and DRAM budgets per replica never mismatch, and without the
+ * in live objects of one replica are all detected at 2x, and at 3x outvoted and mended at the next cut, with no
+ * rollback, so that every replica finishes with the reference; clean runs with other worker counts and DRAM budgets per replica never mismatch, and without the
  * comparison a flip reaches the result (the negative control).
  *
  * <p>The trial counts are system properties, for the stress profile:
@@ -74,7 +76,7 @@ class ReplicaSdcTest
         {
             final Flip flip = Flip.random(random, trial % 2 == 0, placement);
             ringFlips += flip.task.startsWith("update") ? 1 : 0;
-            final Run run = run(plan, "flip-" + trial, flip, true, slot -> 2, slot -> 64);
+            final Run run = run(plan, "flip-" + trial, flip, true, false, slot -> 2, slot -> 64);
             final String what = "trial " + trial + " (" + flip + ")";
             if (run.job.failed.isEmpty())
             {
@@ -110,50 +112,80 @@ class ReplicaSdcTest
     }
 
     @Test
-    void atThreeReplicasEveryFlippedReplicaIsOutvotedAndTheOthersFinishWithTheReference() throws Exception
+    void atThreeReplicasEveryFlippedReplicaIsOutvotedAndMendedWithoutARollback() throws Exception
     {
         final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("3"));
         final SpherePlacement placement = plan.place(Collections.nCopies((int)plan.processes(), "localhost"));
         final Random random = new Random(SEED + 2);
         long copies = 0;
         int travelled = 0;
+        int spilled = 0;
         for (int trial = 0; trial < FLIPS_AT_3X; trial++)
         {
             final Flip flip = Flip.random(random, trial % 2 == 0, placement);
-            final Run run = run(plan, "flip3-" + trial, flip, true, slot -> 2, slot -> 64);
-            final String what = "3x trial " + trial + " (" + flip + ")";
-            assertEquals(List.of(flip.slot), List.copyOf(run.job.failed.keySet()), what + ": only the flipped " +
-                "replica stops: " + run.job.failed);
-            final String why = String.valueOf(run.job.failed.get(flip.slot).getMessage());
+            final int budget = trial % 3 == 0 ? 4 : 64;
+            spilled += budget == 4 ? 1 : 0;
+            final Run run = run(plan, "flip3-" + trial, flip, true, true, slot -> 2, slot -> budget);
+            final String what = "3x trial " + trial + " (" + flip + ", " + budget + " tiles of DRAM)";
+            assertTrue(run.job.failed.isEmpty(), what + ": no replica stops: " + run.job.failed);
             final long first = (flip.index() / EVERY + 1) * EVERY;
-            assertTrue(why.contains("silent data corruption detected at the global cut at index " + first) &&
-                why.contains("outvoted, this replica leaves its sphere"), what + ": " + why);
             for (final int slot : placement.slotsOf(flip.rank))
             {
                 final SortedMap<Long, DigestVote.Verdict> verdicts = run.verdicts.get(slot);
                 assertEquals(DigestVote.Kind.OUTVOTED, verdicts.get(first).kind(), what + ", slot " + slot + ": " +
                     verdicts);
-                verdicts.headMap(first).values().forEach(v ->
-                    assertEquals(DigestVote.Kind.VERIFIED, v.kind(), what + ", an earlier cut: " + v.reason()));
+                assertEquals(List.of(flip.slot), List.copyOf(verdicts.get(first).minority()), what);
+                // Every other cut verifies: once mended, the flipped replica's state equals its partners' again.
+                verdicts.forEach((index, v) -> assertTrue(index == first || v.kind() == DigestVote.Kind.VERIFIED,
+                    what + ", slot " + slot + ", the cut at " + index + ": " + v.reason()));
+                assertTrue(verdicts.lastKey() > first, what + ": a cut after the mend compares it: " + verdicts);
             }
+            assertEquals(List.of(first), List.copyOf(run.mended.get(flip.slot).keySet()), what + ": mended once");
             run.outputs.forEach((slot, outputs) ->
             {
-                if (slot != flip.slot)
+                final String last = placement.slotsOf(0).contains(slot) ? "private " + (PRIVATE_STEPS - 1) :
+                    "update " + (TILES - 1) + " sweep " + (SWEEPS - 1);
+                assertTrue(outputs.containsKey(last), what + ": slot " + slot + " finishes with " + last);
+                outputs.forEach((task, hash) ->
                 {
-                    final String last = placement.slotsOf(0).contains(slot) ? "private " + (PRIVATE_STEPS - 1) :
-                        "update " + (TILES - 1) + " sweep " + (SWEEPS - 1);
-                    assertTrue(outputs.containsKey(last), what + ": slot " + slot + " finishes with " + last);
-                    outputs.forEach((task, hash) -> assertEquals(REFERENCE.get(task), hash, what + ": slot " + slot +
-                        "'s " + task));
-                }
+                    // The flipped replica's tasks between its flip and the cut saw the flip: those are mended.
+                    if (slot != flip.slot || Flip.index(task) >= first)
+                    {
+                        assertEquals(REFERENCE.get(task), hash, what + ": slot " + slot + "'s " + task);
+                    }
+                });
             });
             final long outvoted = run.outvoted.values().stream().mapToLong(Long::longValue).sum();
             copies += outvoted;
             travelled += outvoted > 0 ? 1 : 0;
         }
-        System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x, every flipped replica " +
-            "outvoted at the first cut after its flip and left, the others finished with the reference; %d flips " +
-            "travelled first, %d copies outvoted at their receivers%n", FLIPS_AT_3X, travelled, copies);
+        System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x (%d with objects spilled), every " +
+            "flipped replica outvoted at the first cut after its flip and mended there, no rollback, every replica " +
+            "finished with the reference; %d flips travelled first, %d copies outvoted at their receivers%n",
+            FLIPS_AT_3X, spilled, travelled, copies);
+    }
+
+    @Test
+    void atThreeReplicasWithoutBlockingCutsTheOutvotedReplicaLeavesItsSphere() throws Exception
+    {
+        final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("3"));
+        final SpherePlacement placement = plan.place(Collections.nCopies((int)plan.processes(), "localhost"));
+        final Flip flip = new Flip(placement.slotsOf(0).get(1), 0, "private 2", 1234, 4);
+        final Run run = run(plan, "flip3-leaves", flip, true, false, slot -> 2, slot -> 64);
+        assertEquals(List.of(flip.slot), List.copyOf(run.job.failed.keySet()), "only the flipped replica stops: " +
+            run.job.failed);
+        final long first = (flip.index() / EVERY + 1) * EVERY;
+        final String why = String.valueOf(run.job.failed.get(flip.slot).getMessage());
+        assertTrue(why.contains("silent data corruption detected at the global cut at index " + first) &&
+            why.contains("outvoted, this replica leaves its sphere"), why);
+        final String last = "private " + (PRIVATE_STEPS - 1);
+        for (final int slot : placement.slotsOf(0))
+        {
+            if (slot != flip.slot)
+            {
+                assertEquals(REFERENCE.get(last), run.outputs.get(slot).get(last), "slot " + slot + "'s result");
+            }
+        }
     }
 
     @Test
@@ -163,7 +195,8 @@ class ReplicaSdcTest
         int cuts = 0;
         for (int n = 0; n < CLEAN_RUNS; n++)
         {
-            final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse(n % 5 == 4 ? "3" : "2"));
+            final boolean three = n % 5 == 4;
+            final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse(three ? "3" : "2"));
             final int[] workers = new int[(int)plan.processes()];
             final int[] budgets = new int[workers.length];
             for (int s = 0; s < workers.length; s++)
@@ -171,7 +204,7 @@ class ReplicaSdcTest
                 workers[s] = 1 + random.nextInt(2);
                 budgets[s] = List.of(4, 6, 64).get(random.nextInt(3));
             }
-            final Run run = run(plan, "clean-" + n, null, true, s -> workers[s], s -> budgets[s]);
+            final Run run = run(plan, "clean-" + n, null, true, three, s -> workers[s], s -> budgets[s]);
             final String what = "clean run " + n + " (" + plan.degree() + "x, workers " +
                 Arrays.toString(workers) + ", budgets in tiles " + Arrays.toString(budgets) + ")";
             assertTrue(run.job.failed.isEmpty(), what + ": " + run.job.failed);
@@ -195,7 +228,7 @@ class ReplicaSdcTest
         final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("2"));
         final String last = "private " + (PRIVATE_STEPS - 1);
         final Flip flip = new Flip(0, 0, "private 2", 1234, 4);
-        final Run run = run(plan, "no-comparison", flip, false, slot -> 2, slot -> 64);
+        final Run run = run(plan, "no-comparison", flip, false, false, slot -> 2, slot -> 64);
         assertTrue(run.job.failed.isEmpty(), "nothing compares generations, so nothing stops: " + run.job.failed);
         assertNotEquals(REFERENCE.get(last), run.outputs.get(0).get(last), "the flipped replica's result");
         assertEquals(REFERENCE.get(last), run.outputs.get(1).get(last), "its partner's result");
@@ -230,6 +263,12 @@ class ReplicaSdcTest
         /** @return the flipped task's global submission index. */
         long index()
         {
+            return index(task);
+        }
+
+        /** @return {@code task}'s global submission index. */
+        static long index(final String task)
+        {
             final String[] words = task.split(" ");
             return task.startsWith("update") ? TILES * (Long.parseLong(words[3]) + 1) + Long.parseLong(words[1]) :
                 RING_TASKS + 1 + Long.parseLong(words[1]);
@@ -241,18 +280,24 @@ class ReplicaSdcTest
         }
     }
 
-    /** A job's outcome: failures, each slot's verdicts, task outputs (hashed) and copies outvoted as it received. */
+    /**
+     * A job's outcome: failures, each slot's verdicts and mends, task outputs (hashed) and copies outvoted as it
+     * received.
+     */
     private record Run(ReplicatedJob job, Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts,
-        Map<Integer, Map<String, Long>> outputs, Map<Integer, Long> outvoted)
+        Map<Integer, SortedMap<Long, SortedSet<String>>> mended, Map<Integer, Map<String, Long>> outputs,
+        Map<Integer, Long> outvoted)
     {
     }
 
+    /** @param mend whether cuts block until the sphere's vote, so that an outvoted replica is mended in place. */
     private Run run(final RedundancyPlan plan, final String name, final Flip flip, final boolean compare,
-        final IntUnaryOperator workers, final IntUnaryOperator budgetTiles)
+        final boolean mend, final IntUnaryOperator workers, final IntUnaryOperator budgetTiles)
         throws Exception
     {
         final Path root = dir.resolve(name);
         final Map<Integer, SortedMap<Long, DigestVote.Verdict>> verdicts = new ConcurrentHashMap<>();
+        final Map<Integer, SortedMap<Long, SortedSet<String>>> mended = new ConcurrentHashMap<>();
         final Map<Integer, Map<String, Long>> outputs = new ConcurrentHashMap<>();
         final Map<Integer, Long> outvoted = new ConcurrentHashMap<>();
         final ReplicatedJob job = ReplicatedJob.run(plan, LIMIT, (transport, exits) ->
@@ -261,7 +306,7 @@ class ReplicaSdcTest
             final Path slotRoot = root.resolve("slot-" + slot);
             final Path rankDir = slotRoot.resolve("rank-" + transport.rank());
             final GlobalCheckpoints global = GlobalCheckpoints.everyTasks(EVERY, slotRoot, Cut.LOCAL, 0);
-            final ReplicaDigests digests = compare ? new ReplicaDigests(transport, rankDir) : null;
+            final ReplicaDigests digests = compare ? new ReplicaDigests(transport, rankDir, mend) : null;
             if (digests != null)
             {
                 global.copyCommitsTo(digests);
@@ -271,7 +316,8 @@ class ReplicaSdcTest
             final Flip here = flip != null && flip.slot == slot ? flip : null;
             final SpillwayConfig config = Spillway.builder().storeDir(slotRoot.resolve("spill")).store(StoreKind.DIRECT)
                 .dramBudget((long)budgetTiles.applyAsInt(slot) * BYTES).workers(workers.applyAsInt(slot))
-                .storeSizing(256, BYTES).checkpoints(Checkpoints.store(rankDir).keep(3).open(), global);
+                .storeSizing(256, BYTES).checkpoints(Checkpoints.store(rankDir).keep(3).open(), global)
+                .checkpointMode(mend ? CheckpointMode.BLOCKING : CheckpointMode.SEMI_BLOCKING);
             try (DistributedSpillway ds = new DistributedSpillway(transport, config))
             {
                 submit(ds, here, mine);
@@ -290,11 +336,12 @@ class ReplicaSdcTest
                 if (digests != null)
                 {
                     verdicts.put(slot, digests.verdicts());
+                    mended.put(slot, digests.mended());
                 }
                 outvoted.put(slot, transport.figures().copiesOutvoted());
             }
         });
-        return new Run(job, verdicts, outputs, outvoted);
+        return new Run(job, verdicts, mended, outputs, outvoted);
     }
 
     /** The ring, then a chain of tasks on rank 0's own object, which never travels; outputs hashed by task. */
