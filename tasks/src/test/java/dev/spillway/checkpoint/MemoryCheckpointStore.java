@@ -131,6 +131,27 @@ final class MemoryCheckpointStore implements CheckpointStore
     }
 
     @Override
+    public synchronized void mend(final Cut cut, final Map<String, ByteBuffer> blocks)
+    {
+        final Generation newest = committed.lastEntry().getValue();
+        if (newest.cut.generation() != cut.generation())
+        {
+            throw new IllegalStateException("generation " + cut.generation() + " is not the newest");
+        }
+        blocks.forEach((tag, contents) ->
+        {
+            final Saved old = newest.blocks.get(tag);
+            if (old == null)
+            {
+                throw new IllegalArgumentException("generation " + cut.generation() + " holds no '" + tag + "'");
+            }
+            final byte[] bytes = new byte[contents.remaining()];
+            contents.duplicate().get(bytes);
+            newest.blocks.put(tag, new Saved(bytes, old.version()));
+        });
+    }
+
+    @Override
     public long nextGeneration()
     {
         return next;
@@ -175,6 +196,12 @@ final class MemoryCheckpointStore implements CheckpointStore
     synchronized Set<String> tags(final Cut cut)
     {
         return Set.copyOf(committed.get(cut.generation()).blocks.keySet());
+    }
+
+    /** @return the bytes the committed generation of {@code cut} holds for {@code tag}. */
+    synchronized byte[] bytes(final Cut cut, final String tag)
+    {
+        return committed.get(cut.generation()).blocks.get(tag).bytes().clone();
     }
 
     /** @return the data version each committed generation holds for {@code tag}, oldest first (-1: none). */

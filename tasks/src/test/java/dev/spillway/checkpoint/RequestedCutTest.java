@@ -21,6 +21,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -48,6 +49,33 @@ class RequestedCutTest
         volatile int askedToCommit;
         volatile byte[] restored;
         volatile boolean keepSection;
+        volatile boolean release = true;
+        volatile Map<String, ByteBuffer> mends = Map.of();
+        volatile String mended = "never told";
+
+        @Override
+        public boolean mayRelease(final Cut cut)
+        {
+            return release;
+        }
+
+        @Override
+        public String releaseWait(final Cut cut)
+        {
+            return "the test's release at " + cut.globalIndex();
+        }
+
+        @Override
+        public Map<String, ByteBuffer> mends(final Cut cut)
+        {
+            return mends;
+        }
+
+        @Override
+        public void mended(final Cut cut, final String failure)
+        {
+            mended = failure;
+        }
 
         @Override
         public boolean mayCommit(final Cut cut)
@@ -216,6 +244,79 @@ class RequestedCutTest
         {
             assertEquals("state at 100", new String(again.restored, StandardCharsets.UTF_8), "the restored section");
         }
+    }
+
+    /**
+     * A blocking cut holds the tasks after it, once committed, until the policy lets them go, saying why; the objects
+     * it names are mended first, in the generation and in the live objects, those in DRAM and those spilled alike.
+     */
+    @Test
+    void tasksAfterABlockingCutWaitForTheReleaseAndSeeTheMendedObjects() throws Exception
+    {
+        final int size = 64 << 10;
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        final Gate gate = new Gate();
+        gate.open = true;
+        gate.release = false;
+        final ByteBuffer right = ByteBuffer.allocate(size);
+        for (int j = 0; j < size; j += 8)
+        {
+            right.putLong(j, 99 + j);
+        }
+        gate.mends = Map.of("a0", right, "a4", right);
+        final long[] seen = new long[5];
+        final List<TaskHandle> after = new ArrayList<>();
+        try (Spillway sw = Spillway.builder().storeDir(dir).store(StoreKind.DIRECT).dramBudget(2L * size).workers(2)
+            .checkpoints(store, gate).checkpointMode(CheckpointMode.BLOCKING).build())
+        {
+            final Data[] a = new Data[5];
+            for (int i = 0; i < 5; i++)
+            {
+                final Data x = a[i] = sw.data("a" + i, size);
+                sw.task("write a" + i).write(x).submit(ctx ->
+                {
+                    for (int j = 0; j < size; j += 8)
+                    {
+                        ctx.buffer(x).putLong(j, 42);
+                    }
+                });
+            }
+            sw.checkpointHere(100);
+            for (int i = 0; i < 5; i++)
+            {
+                final Data x = a[i];
+                final int k = i;
+                after.add(sw.task("sum a" + i).read(x).submit(ctx ->
+                {
+                    seen[k] = byteSum(ctx.buffer(x), size);
+                }));
+            }
+            Await.until("the wait report to say why the tasks after the cut wait", () -> sw.describeWaits(10)
+                .contains("the tasks after checkpoint generation 0 (committed) wait for the test's release at 100"),
+                sw);
+            assertFalse(after.stream().anyMatch(TaskHandle::isDone), "a task after the cut ran before its release");
+            gate.release = true;
+            sw.awaitAll();
+        }
+        assertNull(gate.mended, "the mends were applied");
+        final long mended = byteSum(right, size);
+        final long written = 42L * size / 8;
+        assertEquals(List.of(mended, written, written, written, mended), List.of(seen[0], seen[1], seen[2],
+            seen[3], seen[4]), "what the tasks after the cut read: a0 and a4 mended, a1 to a3 as written");
+        final Cut cut = store.cuts().get(0);
+        assertEquals(right, ByteBuffer.wrap(store.bytes(cut, "a4")), "the generation holds the mended a4");
+        assertEquals(written, byteSum(ByteBuffer.wrap(store.bytes(cut, "a1")), size), "the generation's a1 as written");
+    }
+
+    /** @return the sum of the first {@code size} bytes of {@code b}, unsigned: the same in either byte order. */
+    private static long byteSum(final ByteBuffer b, final int size)
+    {
+        long sum = 0;
+        for (int j = 0; j < size; j++)
+        {
+            sum += b.get(j) & 0xFF;
+        }
+        return sum;
     }
 
     @Test

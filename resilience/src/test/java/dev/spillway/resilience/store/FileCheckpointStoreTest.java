@@ -156,6 +156,56 @@ class FileCheckpointStoreTest
     }
 
     @Test
+    void aMendedGenerationRestoresAndPassesOnTheMendedBlocksAndLeavesOlderOnesAlone() throws IOException
+    {
+        final byte[] a1 = bytes(1, 9000);
+        final byte[] b2 = bytes(3, 100);
+        final byte[] aRight = bytes(4, 9000);
+        final byte[] bRight = bytes(5, 100);
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).keep(3).open())
+        {
+            store.restore(log::add);
+            commit(store, Map.of("a", a1, "b", bytes(2, 8192)), 1);
+            commit(store, Map.of("b", b2), 2);
+            final Cut first = Fixture.manifest(dir, 0).cut();
+            final Cut second = Fixture.manifest(dir, 1).cut();
+            assertThrows(IllegalStateException.class, () -> store.mend(first, Map.of("a", ByteBuffer.wrap(aRight))),
+                "only the newest generation is mended");
+            final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> store.mend(second, Map.of("c", ByteBuffer.wrap(bRight))));
+            assertTrue(unknown.getMessage().contains("holds no block 'c'"), unknown.getMessage());
+            final IllegalArgumentException length = assertThrows(IllegalArgumentException.class,
+                () -> store.mend(second, Map.of("b", ByteBuffer.wrap(aRight))));
+            assertTrue(length.getMessage().contains("holds 'b' in 100 bytes, not 9000"), length.getMessage());
+            final ByteBuffer right = ByteBuffer.wrap(aRight);
+            store.mend(second, Map.of("a", right, "b", ByteBuffer.wrap(bRight)));
+            assertEquals(9000, right.remaining(), "the contents are left unchanged");
+            final Manifest mended = Fixture.manifest(dir, 1);
+            assertEquals(1, mended.entries().get("a").fileGeneration(), "a's mended block lives in generation 1");
+            assertEquals(1, mended.entries().get("a").version());
+            assertEquals(2, mended.entries().get("b").version());
+            assertEquals(0, Fixture.manifest(dir, 0).entries().get("a").fileGeneration(), "generation 0 unchanged");
+            commit(store, Map.of(), 3);
+        }
+        try (FileCheckpointStore store = FileCheckpointStore.open(dir))
+        {
+            final RestorePoint point = store.restore(log::add);
+            assertEquals(2, point.cut().generation(), "the generation after the mend inherits the mended blocks");
+            assertArrayEquals(aRight, read(point, "a"));
+            assertArrayEquals(bRight, read(point, "b"));
+            assertEquals(1, point.blocks().get("a").version());
+        }
+        Files.delete(Generations.manifest(dir, 2));
+        Files.delete(Generations.manifest(dir, 1));
+        try (FileCheckpointStore store = FileCheckpointStore.open(dir))
+        {
+            final RestorePoint point = store.restore(log::add);
+            assertEquals(0, point.cut().generation());
+            assertArrayEquals(a1, read(point, "a"), "the generation before the mended one still verifies, unchanged");
+        }
+    }
+
+    @Test
     void keepsExactlyTwoGenerationsAndNoOrphans() throws IOException
     {
         try (FileCheckpointStore store = FileCheckpointStore.open(dir))
