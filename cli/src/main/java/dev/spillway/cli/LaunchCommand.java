@@ -53,8 +53,8 @@ final class LaunchCommand implements Callable<Integer>
     private int maxRestarts;
 
     @Option(names = "--redundancy", paramLabel = "R", defaultValue = "1",
-        description = "Replicate the ranks (seed 004's partial redundancy): start ⌈R·N⌉ processes, R from 1 in any " +
-            "decimal step (1.5 gives the even ranks a second replica), while the program still sees N ranks. " +
+        description = "Replicate the ranks (seed 004's partial redundancy): start ⌈R·N⌉ processes, R from 1 in " +
+            "any decimal step (1.5 gives the even ranks a second replica), while the program still sees N ranks. " +
             "Every transfer goes from each replica of its sender to each replica of its receiver, which compares " +
             "the copies and stops on a difference with no strict majority (silent data corruption); a copy " +
             "outvoted by two others is dropped. A replica killed while its rank has another, slot 0 included, is " +

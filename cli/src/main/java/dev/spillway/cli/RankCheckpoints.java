@@ -41,7 +41,8 @@ final class RankCheckpoints
         final long restored = ReplicaRestore.agree(transport, dir, System.err::println);
         final Path root = ReplicaRestore.root(dir, transport.replica());
         final Path rankDir = ReplicaRestore.rankDir(dir, transport.replica(), transport.rank());
-        // A cut counts only once verified, so a replica begins the next while the comparison is in flight.
+        // A cut counts only once verified, so the store keeps three generations: with semi-blocking cuts a replica
+        // begins the next while the comparison is in flight.
         final FileCheckpointStore store = Checkpoints.store(rankDir).globalCut(restored).keep(3).open();
         try
         {
@@ -54,6 +55,12 @@ final class RankCheckpoints
             if (mend)
             {
                 config.checkpointMode(CheckpointMode.BLOCKING);
+                if (transport.replica() == 0)
+                {
+                    System.err.println("spillway: rank " + transport.rank() + "'s sphere has " +
+                        transport.placement().slotsOf(transport.rank()).size() + " replicas: its checkpoints block " +
+                        "until the sphere has voted on each cut, so a replica outvoted is mended in place");
+                }
             }
             return policy;
         }

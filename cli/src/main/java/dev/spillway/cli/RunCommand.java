@@ -171,8 +171,8 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--p2f", description = "On ranks, with --checkpoint-dir and --checkpoint-every N: past-to-future " +
         "message logging (seed 001). Every rank cuts at global indices N, 2N, ..., clusters start two epochs " +
         "apart, and a transfer from a lower cluster to a higher one is logged by its sender; a cut commits only " +
-        "once its transfers are acknowledged. Under launch, a lost rank starts again alone and only the ranks rank 0's " +
-        "recovery line names roll back; the others run on.")
+        "once its transfers are acknowledged. Under launch, a lost rank starts again alone and only the ranks " +
+        "rank 0's recovery line names roll back; the others run on.")
     private boolean p2f;
 
     @Option(names = "--clusters", paramLabel = "P", defaultValue = "2", description = "With --p2f: contiguous " +
@@ -448,7 +448,8 @@ final class RunCommand implements Callable<Integer>
         {
             final String cap = ByteUnits.format(budget) + " (" + percent(budget, kernel.dataBytes()) + ")";
             UtilisationReport.write(report, traceFile, new RunFacts(ReportHeader.of(invocation, blas, cap),
-                summary.reportLines(result, restored), baselineResult == null ? null : summary.comparison(result, baselineResult), raw));
+                summary.reportLines(result, restored),
+                baselineResult == null ? null : summary.comparison(result, baselineResult), raw));
             spec.commandLine().getErr().println("spillway: report written to " + report);
         }
         if (traceFile != null)

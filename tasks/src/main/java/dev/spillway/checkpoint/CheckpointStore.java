@@ -44,7 +44,9 @@ public interface CheckpointStore extends AutoCloseable
      * generation is in flight.
      *
      * @param blocks tag to contents, each at the version the generation records; left unchanged.
-     * @throws IOException when the store cannot, naming why; by default it cannot.
+     * @throws IOException              when the store cannot write, or cannot mend at all (by default).
+     * @throws IllegalArgumentException naming a block the generation lacks, or one whose length differs.
+     * @throws IllegalStateException    when the generation of {@code cut} is not the newest committed one.
      */
     default void mend(final Cut cut, final Map<String, ByteBuffer> blocks) throws IOException
     {

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static java.lang.System.Logger.Level.WARNING;
@@ -61,7 +62,9 @@ final class Checkpointer
     private LiveTasks live;
     private Transfers transfers;
     /** A blocking cut committed whose held tasks wait for the policy's release, or null. */
-    private Cut releasing;
+    private volatile Cut releasing;
+    /** Why the objects the policy named wrong could not be mended: the held tasks never run. */
+    private volatile String unmended;
     private TaskRecord latestAdmitted;
     private long finishedAtCut;
     private long lastCutNanos = System.nanoTime();
@@ -255,10 +258,11 @@ final class Checkpointer
                 "checkpoint line below");
             return true;
         }
-        if (releasing != null && !t.saveTask())
+        if ((releasing != null || unmended != null) && !t.saveTask())
         {
             held.add(t);
-            held(t, "held until the tasks after checkpoint generation " + releasing.generation() + " may run");
+            held(t, unmended != null ? "held for good: " + unmended :
+                "held until the tasks after checkpoint generation " + releasing.generation() + " may run");
             return true;
         }
         if (!generation.inFlight() || t.saveTask() || t.seq < generation.frontier())
@@ -441,6 +445,10 @@ final class Checkpointer
      */
     String checkpointWait()
     {
+        if (unmended != null)
+        {
+            return "no task runs past the last checkpoint: " + unmended;
+        }
         final Cut release = releasing;
         if (release != null)
         {
@@ -458,7 +466,10 @@ final class Checkpointer
             policy.beginWait(notBegun);
     }
 
-    /** IO thread: the generation of {@code cut} committed: held-back tasks may go. */
+    /**
+     * IO thread: the generation of {@code cut} committed: held-back tasks may go once the policy lets them
+     * ({@link CheckpointPolicy#mayRelease}).
+     */
     void committed(final Cut cut, final CheckpointCost cost)
     {
         engine.traceCheckpoint("checkpoint " + cut.generation(), cutNanos, System.nanoTime());
@@ -480,27 +491,45 @@ final class Checkpointer
         release(cut);
     }
 
-    /** IO thread: mends what the policy names wrong at {@code cut}, then lets the held tasks go. */
+    /**
+     * IO thread: mends what the policy names wrong at {@code cut}, then lets the held tasks go; if the mend fails they
+     * stay held, since they would run on wrong data, and the policy is told.
+     */
     private void release(final Cut cut)
     {
         releasing = null;
         final Map<String, ByteBuffer> mends = blocking ? policy.mends(cut) : Map.of();
         if (!mends.isEmpty())
         {
-            policy.mended(cut, mend(cut, mends));
+            final String failure = mend(cut, mends);
+            if (failure != null)
+            {
+                unmended = failure;
+                policy.mended(cut, failure);
+                return;
+            }
+            policy.mended(cut, null);
         }
         releaseHeld();
     }
 
-    /** @return null once the generation of {@code cut} and the live objects hold {@code mends}, else why not. */
+    /**
+     * @return null once the generation of {@code cut} and the live objects hold {@code mends}, else why not; every
+     *         object is checked before anything changes.
+     */
     private String mend(final Cut cut, final Map<String, ByteBuffer> mends)
     {
         try
         {
-            store.mend(cut, mends);
+            final Map<DataObject, ByteBuffer> live = new LinkedHashMap<>();
             for (final Map.Entry<String, ByteBuffer> m : mends.entrySet())
             {
-                transfers.replace(object(m.getKey()), m.getValue());
+                live.put(Transfers.replaceable(object(m.getKey()), m.getValue()), m.getValue());
+            }
+            store.mend(cut, mends);
+            for (final Map.Entry<DataObject, ByteBuffer> m : live.entrySet())
+            {
+                transfers.replace(m.getKey(), m.getValue());
             }
             LOG.log(WARNING, "spillway: mended " + mends.keySet() + " in checkpoint generation " + cut.generation() +
                 " and in DRAM or the store before the tasks after it run");

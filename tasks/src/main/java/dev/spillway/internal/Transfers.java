@@ -234,11 +234,7 @@ final class Transfers
      */
     void replace(final DataObject o, final ByteBuffer contents) throws IOException
     {
-        if (contents.remaining() != o.size())
-        {
-            throw new IllegalArgumentException("'" + o.tag() + "' holds " + o.size() + " bytes, not " +
-                contents.remaining());
-        }
+        replaceable(o, contents);
         switch (o.residency())
         {
             case IN_MEM, TO_NVM ->
@@ -255,6 +251,24 @@ final class Transfers
             }
             case UNMATERIALIZED -> throw new IllegalStateException("'" + o.tag() + "' holds no contents here");
         }
+    }
+
+    /**
+     * @return {@code o}, once checked that {@link #replace} can put {@code contents} in it.
+     * @throws IllegalArgumentException or IllegalStateException naming the object when it cannot.
+     */
+    static DataObject replaceable(final DataObject o, final ByteBuffer contents)
+    {
+        if (contents.remaining() != o.size())
+        {
+            throw new IllegalArgumentException("'" + o.tag() + "' holds " + o.size() + " bytes, not " +
+                contents.remaining());
+        }
+        if (o.residency() == Residency.UNMATERIALIZED)
+        {
+            throw new IllegalStateException("'" + o.tag() + "' holds no contents here");
+        }
+        return o;
     }
 
     /** Removes a block whose contents are garbage, so it holds no disk space. */

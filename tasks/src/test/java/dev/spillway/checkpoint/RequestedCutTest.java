@@ -93,7 +93,8 @@ class RequestedCutTest
         @Override
         public Map<String, byte[]> sections(final Cut cut)
         {
-            return !keepSection ? Map.of() : Map.of(SECTION, ("state at " + cut.globalIndex()).getBytes(StandardCharsets.UTF_8));
+            return !keepSection ? Map.of() :
+                Map.of(SECTION, ("state at " + cut.globalIndex()).getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
@@ -306,6 +307,33 @@ class RequestedCutTest
         final Cut cut = store.cuts().get(0);
         assertEquals(right, ByteBuffer.wrap(store.bytes(cut, "a4")), "the generation holds the mended a4");
         assertEquals(written, byteSum(ByteBuffer.wrap(store.bytes(cut, "a1")), size), "the generation's a1 as written");
+    }
+
+    /**
+     * A mend that cannot be applied (here it names no object of the run) changes nothing, is told to the policy, and
+     * the tasks after the cut never run: the wait report says why, and the run is cancelled.
+     */
+    @Test
+    void aMendThatCannotBeAppliedChangesNothingAndNoTaskRunsPastTheCut() throws Exception
+    {
+        final MemoryCheckpointStore store = new MemoryCheckpointStore();
+        final Gate gate = new Gate();
+        gate.open = true;
+        gate.mends = Map.of("a1", ByteBuffer.allocate(4096), "nowhere", ByteBuffer.allocate(4096));
+        final List<TaskHandle> after;
+        try (Spillway sw = Spillway.builder().storeDir(dir).store(StoreKind.DIRECT).dramBudget(1 << 20).workers(2)
+            .checkpoints(store, gate).checkpointMode(CheckpointMode.BLOCKING).build())
+        {
+            after = program(sw, 100);
+            Await.until("the wait report to say why no task runs past the cut", () -> sw.describeWaits(10)
+                .contains("no task runs past the last checkpoint: could not mend"), sw);
+            assertTrue(gate.mended.contains("no data object 'nowhere' to mend"), gate.mended);
+            assertFalse(after.stream().anyMatch(TaskHandle::isDone), "a task after the cut ran");
+            sw.cancelAll();
+        }
+        final Cut cut = store.cuts().get(0);
+        assertEquals(42, ByteBuffer.wrap(store.bytes(cut, "a1")).order(java.nio.ByteOrder.nativeOrder()).getLong(0),
+            "nothing was mended in the generation");
     }
 
     /** @return the sum of the first {@code size} bytes of {@code b}, unsigned: the same in either byte order. */

@@ -16,8 +16,8 @@ import java.util.TreeSet;
  * What a sphere's live replicas decide from their digests of one cut (design §D.2, seed 003 §4.2.1): equal digests
  * verify the generation; with two replicas a difference cannot say which is wrong, so the job rolls back to the
  * newest cut every sphere verified; with three or more a strict majority names the minority and the objects in which
- * it differs, and runs on without a rollback while the minority leaves. Comparison is exact: tasks are
- * deterministic.
+ * it differs, and runs on without a rollback while the minority is mended from it or leaves
+ * ({@link ReplicaDigests}). Comparison is exact: tasks are deterministic.
  */
 public final class DigestVote
 {
@@ -32,7 +32,7 @@ public final class DigestVote
         VERIFIED,
         /** One live replica: nothing to compare with; detection is suspended until the sphere has two again. */
         UNCHECKED,
-        /** A strict majority agrees: it counts the cut and runs on; the minority replicas leave the sphere. */
+        /** A strict majority agrees: it counts the cut and runs on; the minority replicas are mended or leave. */
         OUTVOTED,
         /** No majority: the job restarts from the newest cut every sphere verified. */
         ROLL_BACK

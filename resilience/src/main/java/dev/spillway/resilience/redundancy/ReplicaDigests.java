@@ -14,12 +14,15 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -130,16 +133,14 @@ public final class ReplicaDigests implements CommitCopy
                 case VERIFIED, UNCHECKED -> decide(index, durable);
                 case OUTVOTED ->
                 {
-                    final int donor = all.keySet().stream().filter(slot -> !verdict.minority().contains(slot))
-                        .min(Integer::compare).orElseThrow();
                     if (verdict.minority().contains(transport.slot()))
                     {
-                        outvoted(index, verdict, all, donor, durable, failed);
+                        outvoted(index, verdict, all, durable, failed);
                         return;
                     }
-                    if (mendInPlace && transport.slot() == donor)
+                    if (mendInPlace)
                     {
-                        sendMends(index, verdict);
+                        sendMends(index, verdict, all);
                     }
                     decide(index, durable);
                 }
@@ -164,11 +165,12 @@ public final class ReplicaDigests implements CommitCopy
     }
 
     /**
-     * This replica was outvoted at the cut at {@code index}: it takes the differing objects from {@code donor} and
-     * hands them to its runtime, which mends them before it runs on; else, or if they never arrive, it leaves.
+     * This replica was outvoted at the cut at {@code index}: it takes the differing objects from the first replica of
+     * the majority (every replica of the majority it saw sends it a message: the objects, or why not) and hands them
+     * to its runtime, which mends them before it runs on; else, or if none arrive whole, it leaves.
      */
     private void outvoted(final long index, final DigestVote.Verdict verdict, final Map<Integer, GenerationDigest> all,
-        final int donor, final Runnable durable, final Consumer<String> failed) throws IOException
+        final Runnable durable, final Consumer<String> failed)
     {
         if (!mendInPlace)
         {
@@ -176,65 +178,119 @@ public final class ReplicaDigests implements CommitCopy
                 "rollback", failed);
             return;
         }
-        final SortedMap<String, ByteBuffer> mends;
-        try
-        {
-            state = "outvoted at the cut at global index " + index + ": taking the differing objects from slot " +
-                donor;
-            mends = decodeMends(receive(donor));
-        }
-        catch (final PeerFailedException lost)
-        {
-            stop(index, verdict, all, "; outvoted, and slot " + donor + ", which was to send the right objects, was " +
-                "lost first (" + lost.getMessage() + "): this replica leaves its sphere, whose majority runs on", failed);
-            return;
-        }
         final GenerationDigest mine = all.get(transport.slot());
-        final GenerationDigest right = all.get(donor);
-        final SortedSet<String> differing = mine.differingObjects(right);
-        for (final String tag : differing)
+        final List<String> rejected = new ArrayList<>();
+        SortedMap<String, ByteBuffer> chosen = null;
+        int donor = -1;
+        SortedSet<String> differing = null;
+        for (final int slot : new TreeSet<>(all.keySet()))
         {
-            final ByteBuffer contents = mends.get(tag);
-            if (contents == null || !right.holds(tag, contents) || mine.objects().get(tag) == null ||
-                mine.objects().get(tag).version() != right.objects().get(tag).version())
+            if (verdict.minority().contains(slot))
             {
-                stop(index, verdict, all, "; outvoted, but slot " + donor + "'s '" + tag + "' " + (contents == null ?
-                    "never came" : "does not match the majority's checksum and version") + ": this replica leaves " +
-                    "its sphere", failed);
-                return;
+                continue;
+            }
+            state = "outvoted at the cut at global index " + index + ": taking the differing objects from slot " +
+                slot;
+            final GenerationDigest right = all.get(slot);
+            final SortedSet<String> wanted = mine.differingObjects(right);
+            try
+            {
+                final MendMessage message = MendMessage.decode(index, receive(slot, ReplicatedTransport.MEND_TAG));
+                final String wrong = !message.why().isEmpty() ? message.why() :
+                    wrongMend(mine, right, wanted, message.blocks());
+                if (wrong == null && chosen == null)
+                {
+                    chosen = message.blocks();
+                    donor = slot;
+                    differing = wanted;
+                }
+                else if (wrong != null)
+                {
+                    rejected.add("slot " + slot + ": " + wrong);
+                }
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                rejected.add("slot " + slot + ": " + e.getMessage());
             }
         }
-        if (!differing.equals(mends.keySet()))
+        if (chosen == null)
         {
-            stop(index, verdict, all, "; outvoted, but slot " + donor + " sent " + mends.keySet() + " for " +
-                differing + ": this replica leaves its sphere", failed);
+            stop(index, verdict, all, "; outvoted, and no replica of the majority sent the right objects (" +
+                String.join("; ", rejected) + "): this replica leaves its sphere, whose majority runs on", failed);
             return;
         }
-        state = "outvoted at the cut at global index " + index + ": the runtime mends " + differing;
+        final int from = donor;
+        final SortedSet<String> objects = differing;
+        state = "outvoted at the cut at global index " + index + ": the runtime mends " + objects;
         afterMend.put(index, () ->
         {
             synchronized (mended)
             {
-                mended.put(index, differing);
+                mended.put(index, objects);
             }
             LOG.log(WARNING, "spillway: rank " + transport.rank() + "'s replica in slot " + transport.slot() +
                 " was outvoted at the global cut at index " + index + " (" + verdict.reason() + ") and mended " +
-                differing + " from slot " + donor + "; no rollback");
+                objects + " from slot " + from + "; no rollback");
             durable.run();
         });
-        mendFailed.put(index, failed);
-        decided.put(index, mends);
+        mendFailed.put(index, why -> stop(index, verdict, all, "; outvoted, and its runtime could not mend " +
+            objects + " (" + why + "): this replica leaves its sphere, whose majority runs on", failed));
+        decided.put(index, chosen);
     }
 
-    /** This replica is the first of the majority at the cut at {@code index}: it sends each minority replica's mends. */
-    private void sendMends(final long index, final DigestVote.Verdict verdict) throws IOException
+    /** @return null when {@code mends} are the {@code wanted} objects just as {@code right} records them, else why. */
+    private static String wrongMend(final GenerationDigest mine, final GenerationDigest right,
+        final SortedSet<String> wanted, final SortedMap<String, ByteBuffer> mends)
     {
+        if (!wanted.equals(mends.keySet()))
+        {
+            return "it sent " + mends.keySet() + " for " + wanted;
+        }
+        for (final String tag : wanted)
+        {
+            if (mine.objects().get(tag) == null || right.objects().get(tag) == null)
+            {
+                return "'" + tag + "' is in only one of the two generations";
+            }
+            if (mine.objects().get(tag).version() != right.objects().get(tag).version())
+            {
+                return "'" + tag + "' is at version " + right.objects().get(tag).version() + " there and " +
+                    mine.objects().get(tag).version() + " here";
+            }
+            if (!right.holds(tag, mends.get(tag)))
+            {
+                return "its '" + tag + "' does not match its own checksum";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * This replica is in the majority at the cut at {@code index}: it sends each outvoted one a message, the objects
+     * that differ if it is the first of the majority, else none; a replica that cannot read them sends why.
+     */
+    private void sendMends(final long index, final DigestVote.Verdict verdict, final Map<Integer, GenerationDigest> all)
+    {
+        final int donor = all.keySet().stream().filter(slot -> !verdict.minority().contains(slot))
+            .min(Integer::compare).orElseThrow();
         for (final Map.Entry<Integer, SortedSet<String>> e : verdict.objects().entrySet())
         {
             state = "sending slot " + e.getKey() + " its differing objects at the cut at global index " + index;
+            MendMessage message;
             try
             {
-                send(e.getKey(), encodeMends(GenerationFiles.blocks(dir, index, e.getValue())));
+                message = transport.slot() == donor ?
+                    new MendMessage(index, "", GenerationFiles.blocks(dir, index, e.getValue())) :
+                    new MendMessage(index, "slot " + donor + " sends them", new TreeMap<>());
+            }
+            catch (final IOException | RuntimeException unreadable)
+            {
+                message = new MendMessage(index, "it cannot read them: " + unreadable.getMessage(), new TreeMap<>());
+            }
+            try
+            {
+                send(e.getKey(), ReplicatedTransport.MEND_TAG, message.encode());
             }
             catch (final PeerFailedException lost)
             {
@@ -246,7 +302,7 @@ public final class ReplicaDigests implements CommitCopy
     @Override
     public boolean mayRelease(final Cut cut)
     {
-        return decided.containsKey(cut.globalIndex());
+        return !mendInPlace || decided.containsKey(cut.globalIndex());
     }
 
     @Override
@@ -269,8 +325,7 @@ public final class ReplicaDigests implements CommitCopy
         }
         if (failed != null)
         {
-            failure = "outvoted at the global cut at index " + cut.globalIndex() + ", and " + why;
-            failed.accept(failure);
+            failed.accept(why);
         }
     }
 
@@ -382,55 +437,22 @@ public final class ReplicaDigests implements CommitCopy
         return bytes.toByteArray();
     }
 
-    /** Sends {@code bytes} to the partner in {@code slot}: their length, then themselves. */
-    private void send(final int slot, final byte[] bytes)
+    /** Sends {@code bytes} to the partner in {@code slot} on {@code tag}: their length, then themselves. */
+    private void send(final int slot, final int tag, final byte[] bytes)
     {
-        transport.sendToPartner(slot, ByteBuffer.allocateDirect(Integer.BYTES).putInt(0, bytes.length));
-        transport.sendToPartner(slot, ByteBuffer.allocateDirect(Math.max(1, bytes.length)).put(bytes).flip());
+        transport.sendToPartner(slot, tag, ByteBuffer.allocateDirect(Integer.BYTES).putInt(0, bytes.length));
+        transport.sendToPartner(slot, tag, ByteBuffer.allocateDirect(Math.max(1, bytes.length)).put(bytes).flip());
     }
 
-    /** @return what the partner in {@code slot} sent with {@link #send}. */
-    private byte[] receive(final int slot)
+    /** @return what the partner in {@code slot} sent on {@code tag} with {@link #send}. */
+    private byte[] receive(final int slot, final int tag)
     {
         final ByteBuffer length = ByteBuffer.allocateDirect(Integer.BYTES);
-        transport.receiveFromPartner(slot, length);
+        transport.receiveFromPartner(slot, tag, length);
         final ByteBuffer in = ByteBuffer.allocateDirect(Math.max(1, length.getInt(0)));
-        final byte[] bytes = new byte[transport.receiveFromPartner(slot, in)];
+        final byte[] bytes = new byte[transport.receiveFromPartner(slot, tag, in)];
         in.get(0, bytes);
         return bytes;
-    }
-
-    private static byte[] encodeMends(final SortedMap<String, ByteBuffer> blocks) throws IOException
-    {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes))
-        {
-            out.writeInt(blocks.size());
-            for (final Map.Entry<String, ByteBuffer> e : blocks.entrySet())
-            {
-                out.writeUTF(e.getKey());
-                out.writeInt(e.getValue().remaining());
-                out.write(e.getValue().array(), e.getValue().arrayOffset() + e.getValue().position(),
-                    e.getValue().remaining());
-            }
-        }
-        return bytes.toByteArray();
-    }
-
-    private static SortedMap<String, ByteBuffer> decodeMends(final byte[] bytes) throws IOException
-    {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
-        {
-            final SortedMap<String, ByteBuffer> blocks = new TreeMap<>();
-            for (int i = in.readInt(); i > 0; i--)
-            {
-                final String tag = in.readUTF();
-                final byte[] contents = new byte[in.readInt()];
-                in.readFully(contents);
-                blocks.put(tag, ByteBuffer.wrap(contents));
-            }
-            return blocks;
-        }
     }
 
     private static GenerationDigest decode(final long index, final byte[] bytes) throws IOException

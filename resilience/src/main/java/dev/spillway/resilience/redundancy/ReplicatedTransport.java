@@ -59,6 +59,11 @@ public final class ReplicatedTransport implements Transport
      * traffic never reaches it (data tags stay below {@code FIRST_DATA_TAG + 2^30} plus the objects declared).
      */
     public static final int PARTNER_TAG = Integer.MAX_VALUE;
+    /**
+     * The physical tag on which replicas of one sphere send an outvoted partner the objects to mend, apart from
+     * {@link #PARTNER_TAG}'s rounds, so that neither can take the other's messages.
+     */
+    public static final int MEND_TAG = Integer.MAX_VALUE - 1;
 
     /** The physical tag on which the processes of a replicated job tell each other their hosts, once, at the start. */
     private static final int HOSTS_TAG = DistributedSpillway.FIRST_DATA_TAG - 18;
@@ -151,7 +156,13 @@ public final class ReplicatedTransport implements Transport
      */
     public void sendToPartner(final int slot, final ByteBuffer src)
     {
-        Collectives.await(physical.send(slot, Header.of(PARTNER_TAG), src));
+        sendToPartner(slot, PARTNER_TAG, src);
+    }
+
+    /** As {@link #sendToPartner(int, ByteBuffer)}, on {@code tag}: {@link #PARTNER_TAG} or {@link #MEND_TAG}. */
+    public void sendToPartner(final int slot, final int tag, final ByteBuffer src)
+    {
+        Collectives.await(physical.send(slot, Header.of(tag), src));
     }
 
     /**
@@ -162,7 +173,13 @@ public final class ReplicatedTransport implements Transport
      */
     public int receiveFromPartner(final int slot, final ByteBuffer dst)
     {
-        return Collectives.await(physical.receive(slot, PARTNER_TAG, dst)).length();
+        return receiveFromPartner(slot, PARTNER_TAG, dst);
+    }
+
+    /** As {@link #receiveFromPartner(int, ByteBuffer)}, on {@code tag}: {@link #PARTNER_TAG} or {@link #MEND_TAG}. */
+    public int receiveFromPartner(final int slot, final int tag, final ByteBuffer dst)
+    {
+        return Collectives.await(physical.receive(slot, tag, dst)).length();
     }
 
     /** @return this process's slot (physical rank). */

@@ -203,6 +203,7 @@ public final class FileCheckpointStore implements CheckpointStore
     @Override
     public void mend(final Cut cut, final Map<String, ByteBuffer> blocks) throws IOException
     {
+        checkNotClosed();
         final Manifest newest = kept.peekFirst();
         final long generation = cut.generation();
         if (inFlight != null || newest == null || newest.generation() != generation)
@@ -233,9 +234,9 @@ public final class FileCheckpointStore implements CheckpointStore
         }
         final Manifest mended = new Manifest(newest.cut(), newest.createdMillis(), newest.originMillis(), entries);
         Generations.writeManifest(dir, mended);
-        DurableFiles.syncDirectory(dir);
         kept.removeFirst();
         kept.addFirst(mended);
+        DurableFiles.syncDirectory(dir);
     }
 
     @Override

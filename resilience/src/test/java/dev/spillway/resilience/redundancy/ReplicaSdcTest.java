@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Silent data corruption against replication, counted (issue 16's SDC tests, design §D.5): seeded single-bit flips
  * in live objects of one replica are all detected at 2x, and at 3x outvoted and mended at the next cut, with no
- * rollback, so that every replica finishes with the reference; clean runs with other worker counts and DRAM budgets per replica never mismatch, and without the
- * comparison a flip reaches the result (the negative control).
+ * rollback, so that every replica finishes with the reference; clean runs with other worker counts and DRAM budgets
+ * per replica never mismatch, and without the comparison a flip reaches the result (the negative control).
  *
  * <p>The trial counts are system properties, for the stress profile:
  * {@code -Dspillway.sdc.flips=200 -Dspillway.sdc.flips-3x=200 -Dspillway.sdc.clean-runs=200}.
@@ -76,7 +76,8 @@ class ReplicaSdcTest
         {
             final Flip flip = Flip.random(random, trial % 2 == 0, placement);
             ringFlips += flip.task.startsWith("update") ? 1 : 0;
-            final Run run = run(plan, "flip-" + trial, flip, true, false, slot -> 2, slot -> 64);
+            final Run run = run(plan, "flip-" + trial, flip, true, CheckpointMode.SEMI_BLOCKING, false, slot -> 2,
+                slot -> 64);
             final String what = "trial " + trial + " (" + flip + ")";
             if (run.job.failed.isEmpty())
             {
@@ -125,7 +126,8 @@ class ReplicaSdcTest
             final Flip flip = Flip.random(random, trial % 2 == 0, placement);
             final int budget = trial % 3 == 0 ? 4 : 64;
             spilled += budget == 4 ? 1 : 0;
-            final Run run = run(plan, "flip3-" + trial, flip, true, true, slot -> 2, slot -> budget);
+            final Run run = run(plan, "flip3-" + trial, flip, true, CheckpointMode.BLOCKING, true, slot -> 2,
+                slot -> budget);
             final String what = "3x trial " + trial + " (" + flip + ", " + budget + " tiles of DRAM)";
             assertTrue(run.job.failed.isEmpty(), what + ": no replica stops: " + run.job.failed);
             final long first = (flip.index() / EVERY + 1) * EVERY;
@@ -159,8 +161,8 @@ class ReplicaSdcTest
             copies += outvoted;
             travelled += outvoted > 0 ? 1 : 0;
         }
-        System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x (%d with objects spilled), every " +
-            "flipped replica outvoted at the first cut after its flip and mended there, no rollback, every replica " +
+        System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x (%d with 4 tiles of DRAM, so " +
+            "objects spill), every flipped replica outvoted at the first cut after its flip and mended there, no rollback, every replica " +
             "finished with the reference; %d flips travelled first, %d copies outvoted at their receivers%n",
             FLIPS_AT_3X, spilled, travelled, copies);
     }
@@ -171,7 +173,8 @@ class ReplicaSdcTest
         final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("3"));
         final SpherePlacement placement = plan.place(Collections.nCopies((int)plan.processes(), "localhost"));
         final Flip flip = new Flip(placement.slotsOf(0).get(1), 0, "private 2", 1234, 4);
-        final Run run = run(plan, "flip3-leaves", flip, true, false, slot -> 2, slot -> 64);
+        final Run run = run(plan, "flip3-leaves", flip, true, CheckpointMode.SEMI_BLOCKING, false, slot -> 2,
+            slot -> 64);
         assertEquals(List.of(flip.slot), List.copyOf(run.job.failed.keySet()), "only the flipped replica stops: " +
             run.job.failed);
         final long first = (flip.index() / EVERY + 1) * EVERY;
@@ -204,8 +207,11 @@ class ReplicaSdcTest
                 workers[s] = 1 + random.nextInt(2);
                 budgets[s] = List.of(4, 6, 64).get(random.nextInt(3));
             }
-            final Run run = run(plan, "clean-" + n, null, true, three, s -> workers[s], s -> budgets[s]);
-            final String what = "clean run " + n + " (" + plan.degree() + "x, workers " +
+            final Run run = run(plan, "clean-" + n, null, true,
+                three || n % 5 == 2 ? CheckpointMode.BLOCKING : CheckpointMode.SEMI_BLOCKING, three, s -> workers[s],
+                s -> budgets[s]);
+            final String what = "clean run " + n + " (" + plan.degree() + "x, " + (three || n % 5 == 2 ? "blocking" :
+                "semi-blocking") + " cuts, workers " +
                 Arrays.toString(workers) + ", budgets in tiles " + Arrays.toString(budgets) + ")";
             assertTrue(run.job.failed.isEmpty(), what + ": " + run.job.failed);
             for (final Map.Entry<Integer, SortedMap<Long, DigestVote.Verdict>> e : run.verdicts.entrySet())
@@ -228,7 +234,8 @@ class ReplicaSdcTest
         final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("2"));
         final String last = "private " + (PRIVATE_STEPS - 1);
         final Flip flip = new Flip(0, 0, "private 2", 1234, 4);
-        final Run run = run(plan, "no-comparison", flip, false, false, slot -> 2, slot -> 64);
+        final Run run = run(plan, "no-comparison", flip, false, CheckpointMode.SEMI_BLOCKING, false, slot -> 2,
+            slot -> 64);
         assertTrue(run.job.failed.isEmpty(), "nothing compares generations, so nothing stops: " + run.job.failed);
         assertNotEquals(REFERENCE.get(last), run.outputs.get(0).get(last), "the flipped replica's result");
         assertEquals(REFERENCE.get(last), run.outputs.get(1).get(last), "its partner's result");
@@ -290,9 +297,14 @@ class ReplicaSdcTest
     {
     }
 
-    /** @param mend whether cuts block until the sphere's vote, so that an outvoted replica is mended in place. */
+    /**
+     * @param mode the runtime's cuts: blocking ones wait for the release, which a replica that does not mend gives at
+     *             once.
+     * @param mend whether an outvoted replica is mended in place: only with blocking cuts.
+     */
     private Run run(final RedundancyPlan plan, final String name, final Flip flip, final boolean compare,
-        final boolean mend, final IntUnaryOperator workers, final IntUnaryOperator budgetTiles)
+        final CheckpointMode mode, final boolean mend, final IntUnaryOperator workers,
+        final IntUnaryOperator budgetTiles)
         throws Exception
     {
         final Path root = dir.resolve(name);
@@ -317,7 +329,7 @@ class ReplicaSdcTest
             final SpillwayConfig config = Spillway.builder().storeDir(slotRoot.resolve("spill")).store(StoreKind.DIRECT)
                 .dramBudget((long)budgetTiles.applyAsInt(slot) * BYTES).workers(workers.applyAsInt(slot))
                 .storeSizing(256, BYTES).checkpoints(Checkpoints.store(rankDir).keep(3).open(), global)
-                .checkpointMode(mend ? CheckpointMode.BLOCKING : CheckpointMode.SEMI_BLOCKING);
+                .checkpointMode(mode);
             try (DistributedSpillway ds = new DistributedSpillway(transport, config))
             {
                 submit(ds, here, mine);
