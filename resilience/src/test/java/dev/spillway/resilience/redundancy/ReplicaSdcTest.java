@@ -162,8 +162,9 @@ class ReplicaSdcTest
             travelled += outvoted > 0 ? 1 : 0;
         }
         System.out.printf(Locale.ROOT, "ReplicaSdcTest: n=%d single-bit flips at 3x (%d with 4 tiles of DRAM, so " +
-            "objects spill), every flipped replica outvoted at the first cut after its flip and mended there, no rollback, every replica " +
-            "finished with the reference; %d flips travelled first, %d copies outvoted at their receivers%n",
+            "objects spill), every flipped replica outvoted at the first cut after its flip and mended there, no " +
+            "rollback, every replica finished with the reference; %d flips travelled first, %d copies outvoted at " +
+            "their receivers%n",
             FLIPS_AT_3X, spilled, travelled, copies);
     }
 
