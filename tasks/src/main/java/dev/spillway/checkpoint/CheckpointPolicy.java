@@ -107,7 +107,7 @@ public interface CheckpointPolicy
 
     /**
      * Told, on the IO thread, that the {@link #mends} of {@code cut} were applied ({@code failure} null), and the held
-     * tasks run next; or that they could not be (why), and no task runs past the cut: the caller must stop the run.
+     * tasks run next; or that they could not be (why), and no task runs past the cut: the policy must stop the run.
      */
     default void mended(final Cut cut, final String failure)
     {

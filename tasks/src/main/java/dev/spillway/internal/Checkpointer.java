@@ -135,7 +135,8 @@ final class Checkpointer
             maybeTakeRequested(now);
             return;
         }
-        if (generation.inFlight() || releasing != null || failed || stopped || latestAdmitted == null ||
+        if (generation.inFlight() || releasing != null || unmended != null || failed || stopped ||
+            latestAdmitted == null ||
             latestAdmitted.seq + 1 <= generation.lastCommittedFrontier() ||
             !policy.due(userFinished - finishedAtCut, now - lastCutNanos))
         {
@@ -154,7 +155,7 @@ final class Checkpointer
             return;
         }
         final CutRequest r = requests.peekFirst();
-        if (generation.inFlight() || releasing != null || !policy.mayBegin(r.globalIndex()))
+        if (generation.inFlight() || releasing != null || unmended != null || !policy.mayBegin(r.globalIndex()))
         {
             cutNotBegun = r.globalIndex();
             return;
@@ -440,8 +441,9 @@ final class Checkpointer
     }
 
     /**
-     * Any thread, for wait reports (racy reads of the IO thread's state): why the generation in flight has not
-     * committed, or why a requested cut has not begun, or null when neither waits.
+     * Any thread, for wait reports (racy reads of the IO thread's state): why no task runs past a cut whose mend
+     * failed, why the tasks after a committed cut wait for their release, why the generation in flight has not
+     * committed, or why a requested cut has not begun; null when none waits.
      */
     String checkpointWait()
     {
@@ -514,8 +516,9 @@ final class Checkpointer
     }
 
     /**
-     * @return null once the generation of {@code cut} and the live objects hold {@code mends}, else why not; every
-     *         object is checked before anything changes.
+     * @return null once the generation of {@code cut} and the live objects hold {@code mends}, else why not. Every
+     *         object is checked first; a write that fails later may leave some replaced, but then no task runs past
+     *         the cut.
      */
     private String mend(final Cut cut, final Map<String, ByteBuffer> mends)
     {
@@ -574,6 +577,10 @@ final class Checkpointer
 
     private void releaseHeld()
     {
+        if (unmended != null)
+        {
+            return;
+        }
         for (final TaskRecord t : held)
         {
             released(t);

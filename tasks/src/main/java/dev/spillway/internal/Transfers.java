@@ -249,7 +249,7 @@ final class Transfers
                 store.write(o.tag(), aligned.limit(o.size()), o.version());
                 o.stored(true);
             }
-            case UNMATERIALIZED -> throw new IllegalStateException("'" + o.tag() + "' holds no contents here");
+            default -> throw new AssertionError("replaceable() lets no " + o.residency() + " object through");
         }
     }
 

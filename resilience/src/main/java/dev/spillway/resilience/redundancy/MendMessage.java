@@ -44,16 +44,12 @@ record MendMessage(long index, String why, SortedMap<String, ByteBuffer> blocks)
         return bytes.toByteArray();
     }
 
-    /** @throws IOException when {@code bytes} are cut short or not for the cut at {@code index}. */
-    static MendMessage decode(final long index, final byte[] bytes) throws IOException
+    /** @throws IOException when {@code bytes} are cut short. */
+    static MendMessage decode(final byte[] bytes) throws IOException
     {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
         {
             final long cut = in.readLong();
-            if (cut != index)
-            {
-                throw new IOException("the objects sent are for the cut at global index " + cut + ", not " + index);
-            }
             final String why = in.readUTF();
             final SortedMap<String, ByteBuffer> blocks = new TreeMap<>();
             for (int i = in.readInt(); i > 0; i--)

@@ -45,8 +45,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * generation and checked against the majority's checksums, and its runtime replaces them in its generation and in its
  * live objects before any task runs past the cut. Nothing rolls back, and the replica stays in its sphere.</li>
  * <li><b>Leaves</b> its sphere otherwise, as on differing copies of a transfer (a takeover, with no rollback): its
- * tasks have run past the cut, so the differing objects may already have spread into later ones. It leaves too if
- * the sender is lost before the objects arrive.</li>
+ * tasks have run past the cut, so the differing objects may already have spread into later ones. It leaves too when
+ * no replica of the majority sends it objects that match the majority's checksums (lost, or unable to read them), or
+ * when its runtime cannot mend them.</li>
  * </ul>
  * Every replica of a sphere must be made alike: all mend or none does.
  *
@@ -182,7 +183,7 @@ public final class ReplicaDigests implements CommitCopy
         final List<String> rejected = new ArrayList<>();
         SortedMap<String, ByteBuffer> chosen = null;
         int donor = -1;
-        SortedSet<String> differing = null;
+        SortedSet<String> toMend = null;
         for (final int slot : new TreeSet<>(all.keySet()))
         {
             if (verdict.minority().contains(slot))
@@ -195,14 +196,14 @@ public final class ReplicaDigests implements CommitCopy
             final SortedSet<String> wanted = mine.differingObjects(right);
             try
             {
-                final MendMessage message = MendMessage.decode(index, receive(slot, ReplicatedTransport.MEND_TAG));
+                final MendMessage message = nextMend(slot, index);
                 final String wrong = !message.why().isEmpty() ? message.why() :
                     wrongMend(mine, right, wanted, message.blocks());
                 if (wrong == null && chosen == null)
                 {
                     chosen = message.blocks();
                     donor = slot;
-                    differing = wanted;
+                    toMend = wanted;
                 }
                 else if (wrong != null)
                 {
@@ -211,7 +212,7 @@ public final class ReplicaDigests implements CommitCopy
             }
             catch (final IOException | RuntimeException e)
             {
-                rejected.add("slot " + slot + ": " + e.getMessage());
+                rejected.add("slot " + slot + ": " + e);
             }
         }
         if (chosen == null)
@@ -221,7 +222,7 @@ public final class ReplicaDigests implements CommitCopy
             return;
         }
         final int from = donor;
-        final SortedSet<String> objects = differing;
+        final SortedSet<String> objects = toMend;
         state = "outvoted at the cut at global index " + index + ": the runtime mends " + objects;
         afterMend.put(index, () ->
         {
@@ -234,9 +235,30 @@ public final class ReplicaDigests implements CommitCopy
                 objects + " from slot " + from + "; no rollback");
             durable.run();
         });
-        mendFailed.put(index, why -> stop(index, verdict, all, "; outvoted, and its runtime could not mend " +
-            objects + " (" + why + "): this replica leaves its sphere, whose majority runs on", failed));
+        mendFailed.put(index, why -> stop(index, verdict, all, "; outvoted, and its runtime " + why + ": this " +
+            "replica leaves its sphere, whose majority runs on", failed));
         decided.put(index, chosen);
+    }
+
+    /**
+     * @return the message {@code slot} sent on {@link ReplicatedTransport#MEND_TAG} for the cut at {@code index}; older
+     *         ones, which an earlier vote left unread, are dropped.
+     * @throws IOException when the message is cut short or for a later cut.
+     */
+    private MendMessage nextMend(final int slot, final long index) throws IOException
+    {
+        MendMessage message;
+        do
+        {
+            message = MendMessage.decode(receive(slot, ReplicatedTransport.MEND_TAG));
+        }
+        while (message.index() < index);
+        if (message.index() != index)
+        {
+            throw new IOException("slot " + slot + " sent the objects of the cut at global index " + message.index() +
+                ", not " + index);
+        }
+        return message;
     }
 
     /** @return null when {@code mends} are the {@code wanted} objects just as {@code right} records them, else why. */
@@ -276,7 +298,8 @@ public final class ReplicaDigests implements CommitCopy
             .min(Integer::compare).orElseThrow();
         for (final Map.Entry<Integer, SortedSet<String>> e : verdict.objects().entrySet())
         {
-            state = "sending slot " + e.getKey() + " its differing objects at the cut at global index " + index;
+            state = "telling outvoted slot " + e.getKey() + " at the cut at global index " + index +
+                (transport.slot() == donor ? " the objects that differ" : " that slot " + donor + " sends them");
             MendMessage message;
             try
             {
@@ -286,7 +309,10 @@ public final class ReplicaDigests implements CommitCopy
             }
             catch (final IOException | RuntimeException unreadable)
             {
-                message = new MendMessage(index, "it cannot read them: " + unreadable.getMessage(), new TreeMap<>());
+                LOG.log(WARNING, "spillway: slot " + transport.slot() + " cannot read " + e.getValue() + " of the " +
+                    "cut at global index " + index + " from " + dir + " for outvoted slot " + e.getKey() + ": " +
+                    unreadable);
+                message = new MendMessage(index, "it cannot read them: " + unreadable, new TreeMap<>());
             }
             try
             {
@@ -295,6 +321,12 @@ public final class ReplicaDigests implements CommitCopy
             catch (final PeerFailedException lost)
             {
                 // the outvoted replica is gone: its sphere runs on without it
+            }
+            catch (final RuntimeException unsent)
+            {
+                // The outvoted replica leaves on its own when nothing it can use arrives; the majority runs on.
+                LOG.log(WARNING, "spillway: slot " + transport.slot() + " could not tell outvoted slot " + e.getKey() +
+                    " at the cut at global index " + index + ": " + unsent);
             }
         }
     }
