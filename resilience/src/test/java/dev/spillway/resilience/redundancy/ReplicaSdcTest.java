@@ -4,7 +4,10 @@ import dev.spillway.Data;
 import dev.spillway.Spillway;
 import dev.spillway.SpillwayConfig;
 import dev.spillway.checkpoint.CheckpointMode;
+import dev.spillway.checkpoint.CheckpointStore;
 import dev.spillway.checkpoint.Cut;
+import dev.spillway.checkpoint.GenerationWriter;
+import dev.spillway.checkpoint.RestorePoint;
 import dev.spillway.io.StoreKind;
 import dev.spillway.ranks.DistributedSpillway;
 import dev.spillway.ranks.GlobalCheckpoints;
@@ -13,6 +16,7 @@ import dev.spillway.resilience.RingSweeps;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +30,7 @@ import java.util.Random;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -62,6 +67,9 @@ class ReplicaSdcTest
 
     @TempDir
     Path dir;
+
+    /** The slot whose checkpoint store refuses to mend, or -1. */
+    private int refusesMends = -1;
 
     @Test
     void everySingleBitFlipIsDetectedBeforeTheRunEnds() throws Exception
@@ -190,6 +198,92 @@ class ReplicaSdcTest
                 assertEquals(REFERENCE.get(last), run.outputs.get(slot).get(last), "slot " + slot + "'s result");
             }
         }
+    }
+
+    @Test
+    void anOutvotedReplicaWhoseRuntimeCannotMendLeavesItsSphereAndRunsNoTaskPastTheCut() throws Exception
+    {
+        final RedundancyPlan plan = RedundancyPlan.of(RANKS, RedundancyDegree.parse("3"));
+        final SpherePlacement placement = plan.place(Collections.nCopies((int)plan.processes(), "localhost"));
+        final Flip flip = new Flip(placement.slotsOf(0).get(2), 0, "private 2", 1234, 4);
+        refusesMends = flip.slot;
+        final Run run = run(plan, "flip3-unmended", flip, true, CheckpointMode.BLOCKING, true, slot -> 2, slot -> 64);
+        assertEquals(List.of(flip.slot), List.copyOf(run.job.failed.keySet()), "only the flipped replica stops: " +
+            run.job.failed);
+        final long first = (flip.index() / EVERY + 1) * EVERY;
+        final String why = String.valueOf(run.job.failed.get(flip.slot).getMessage());
+        assertTrue(why.contains("silent data corruption detected at the global cut at index " + first) &&
+            why.contains("outvoted, and its runtime could not mend [own]") && why.contains("no space left (test)") &&
+            why.contains("this replica leaves its sphere"), why);
+        run.outputs.get(flip.slot).keySet().forEach(task -> assertTrue(Flip.index(task) < first, "slot " +
+            flip.slot + " ran '" + task + "' past the cut at " + first + " it could not mend"));
+        final String last = "private " + (PRIVATE_STEPS - 1);
+        for (final int slot : placement.slotsOf(0))
+        {
+            if (slot != flip.slot)
+            {
+                assertEquals(REFERENCE.get(last), run.outputs.get(slot).get(last), "slot " + slot + "'s result");
+            }
+        }
+    }
+
+    /** @return {@code store}, or for the slot {@link #refusesMends} names one that refuses to mend, as a full disk. */
+    private CheckpointStore store(final int slot, final CheckpointStore store)
+    {
+        if (slot != refusesMends)
+        {
+            return store;
+        }
+        return new CheckpointStore()
+        {
+            @Override
+            public RestorePoint restore(final Consumer<String> log) throws IOException
+            {
+                return store.restore(log);
+            }
+
+            @Override
+            public GenerationWriter begin(final Cut cut) throws IOException
+            {
+                return store.begin(cut);
+            }
+
+            @Override
+            public long nextGeneration()
+            {
+                return store.nextGeneration();
+            }
+
+            @Override
+            public long incarnation()
+            {
+                return store.incarnation();
+            }
+
+            @Override
+            public void progress(final long completedTasks)
+            {
+                store.progress(completedTasks);
+            }
+
+            @Override
+            public void markComplete() throws IOException
+            {
+                store.markComplete();
+            }
+
+            @Override
+            public void mend(final Cut cut, final Map<String, ByteBuffer> blocks) throws IOException
+            {
+                throw new IOException("no space left (test)");
+            }
+
+            @Override
+            public void close() throws IOException
+            {
+                store.close();
+            }
+        };
     }
 
     @Test
@@ -329,7 +423,7 @@ class ReplicaSdcTest
             final Flip here = flip != null && flip.slot == slot ? flip : null;
             final SpillwayConfig config = Spillway.builder().storeDir(slotRoot.resolve("spill")).store(StoreKind.DIRECT)
                 .dramBudget((long)budgetTiles.applyAsInt(slot) * BYTES).workers(workers.applyAsInt(slot))
-                .storeSizing(256, BYTES).checkpoints(Checkpoints.store(rankDir).keep(3).open(), global)
+                .storeSizing(256, BYTES).checkpoints(store(slot, Checkpoints.store(rankDir).keep(3).open()), global)
                 .checkpointMode(mode);
             try (DistributedSpillway ds = new DistributedSpillway(transport, config))
             {
