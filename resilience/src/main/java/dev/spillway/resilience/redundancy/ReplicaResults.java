@@ -29,7 +29,8 @@ public final class ReplicaResults
     }
 
     /**
-     * Exchanges {@code checksum} with the sphere's live replicas (every one must call it once) and compares.
+     * Exchanges {@code checksum} with the sphere's live replicas (every one must call it once), on a tag of its own so
+     * that a digest round still in flight cannot take part, and compares.
      *
      * @param checksum this replica's result checksum.
      */
@@ -37,7 +38,7 @@ public final class ReplicaResults
     {
         final Map<Integer, String> all = new TreeMap<>();
         all.put(transport.slot(), checksum);
-        transport.exchangeWithPartners(checksum.getBytes(StandardCharsets.UTF_8))
+        transport.exchangeWithPartners(ReplicatedTransport.RESULT_TAG, checksum.getBytes(StandardCharsets.UTF_8))
             .forEach((slot, bytes) -> all.put(slot, new String(bytes, StandardCharsets.UTF_8)));
         final long same = all.values().stream().filter(checksum::equals).count();
         final boolean first = all.entrySet().stream().filter(e -> e.getValue().equals(checksum)).findFirst()

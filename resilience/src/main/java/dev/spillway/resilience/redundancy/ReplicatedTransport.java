@@ -64,6 +64,11 @@ public final class ReplicatedTransport implements Transport
      * {@link #PARTNER_TAG}'s rounds, so that neither can take the other's messages.
      */
     public static final int MEND_TAG = Integer.MAX_VALUE - 1;
+    /**
+     * The physical tag of the last comparison of a run ({@link ReplicaResults}), apart from {@link #PARTNER_TAG}: a
+     * digest round of the last cut may still be in flight as the run ends, and must not take a result or give one.
+     */
+    public static final int RESULT_TAG = Integer.MAX_VALUE - 2;
 
     /** The physical tag on which the processes of a replicated job tell each other their hosts, once, at the start. */
     private static final int HOSTS_TAG = DistributedSpillway.FIRST_DATA_TAG - 18;
@@ -196,6 +201,12 @@ public final class ReplicatedTransport implements Transport
      */
     public Map<Integer, byte[]> exchangeWithPartners(final byte[] mine)
     {
+        return exchangeWithPartners(PARTNER_TAG, mine);
+    }
+
+    /** As {@link #exchangeWithPartners(byte[])}, on {@code tag}: {@link #PARTNER_TAG} or {@link #RESULT_TAG}. */
+    public Map<Integer, byte[]> exchangeWithPartners(final int tag, final byte[] mine)
+    {
         final List<Integer> partners = new ArrayList<>(spheres.live(rank));
         partners.remove(Integer.valueOf(physical.rank()));
         final Map<Integer, ByteBuffer> theirLengths = new LinkedHashMap<>();
@@ -203,19 +214,19 @@ public final class ReplicatedTransport implements Transport
         for (final int slot : partners)
         {
             theirLengths.put(slot, ByteBuffer.allocateDirect(Long.BYTES));
-            lengths.put(slot, physical.receive(slot, PARTNER_TAG, theirLengths.get(slot)));
+            lengths.put(slot, physical.receive(slot, tag, theirLengths.get(slot)));
         }
         final List<CompletableFuture<Void>> sends = new ArrayList<>();
         for (final int slot : partners)
         {
-            sends.add(sendFramed(slot, mine));
+            sends.add(sendFramed(slot, tag, mine));
         }
         final Map<Integer, byte[]> theirs = new TreeMap<>();
         for (final int slot : partners)
         {
             try
             {
-                theirs.put(slot, receiveFramed(slot, lengths.get(slot), theirLengths.get(slot)));
+                theirs.put(slot, receiveFramed(slot, tag, lengths.get(slot), theirLengths.get(slot)));
             }
             catch (final PeerFailedException lost)
             {
@@ -236,25 +247,25 @@ public final class ReplicatedTransport implements Transport
         return theirs;
     }
 
-    /** Sends {@code bytes}'s length, then the bytes, to {@code slot} on {@link #PARTNER_TAG}. */
-    private CompletableFuture<Void> sendFramed(final int slot, final byte[] bytes)
+    /** Sends {@code bytes}'s length, then the bytes, to {@code slot} on {@code tag}. */
+    private CompletableFuture<Void> sendFramed(final int slot, final int tag, final byte[] bytes)
     {
         final ByteBuffer length = ByteBuffer.allocateDirect(Long.BYTES).putLong(0, bytes.length);
         final ByteBuffer payload = ByteBuffer.allocateDirect(Math.max(1, bytes.length)).put(0, bytes);
         payload.limit(bytes.length);
-        return physical.send(slot, Header.of(PARTNER_TAG), length).thenCompose(v ->
-            physical.send(slot, Header.of(PARTNER_TAG), payload));
+        return physical.send(slot, Header.of(tag), length).thenCompose(v ->
+            physical.send(slot, Header.of(tag), payload));
     }
 
     /** @return the bytes {@code slot} sent with {@link #sendFramed}, once {@code length} (posted) arrived. */
-    private byte[] receiveFramed(final int slot, final CompletableFuture<Message> lengthArrived,
+    private byte[] receiveFramed(final int slot, final int tag, final CompletableFuture<Message> lengthArrived,
         final ByteBuffer length)
     {
         Collectives.await(lengthArrived);
         final int size = (int)length.getLong(0);
         final ByteBuffer in = ByteBuffer.allocateDirect(Math.max(1, size));
         in.limit(size);
-        Collectives.await(physical.receive(slot, PARTNER_TAG, in));
+        Collectives.await(physical.receive(slot, tag, in));
         final byte[] bytes = new byte[size];
         in.get(0, bytes);
         return bytes;

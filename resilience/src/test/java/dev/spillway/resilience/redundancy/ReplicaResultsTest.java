@@ -1,7 +1,10 @@
 package dev.spillway.resilience.redundancy;
 
+import dev.spillway.rdma.Header;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +73,30 @@ class ReplicaResultsTest
     {
         return outcomes.entrySet().stream().filter(e -> e.getValue().reports()).map(Map.Entry::getKey).sorted()
             .toList();
+    }
+
+    @Test
+    void aDigestRoundLeftInFlightAtTheEndOfTheRunIsNotTakenForAResult() throws Exception
+    {
+        // Slot 1's digest thread sent its half of a round on the last cut; slot 0's closed before taking it.
+        final Map<Integer, ReplicaResults.Outcome> outcomes = new ConcurrentHashMap<>();
+        final ReplicatedJob job = ReplicatedJob.run(RedundancyPlan.of(1, RedundancyDegree.parse("2")),
+            Duration.ofSeconds(60), (ReplicatedJob.PhysicalSlot)(transport, physical, exits) ->
+            {
+                if (transport.slot() == 1)
+                {
+                    final byte[] digest = "a digest".getBytes(StandardCharsets.UTF_8);
+                    final Header partner = Header.of(ReplicatedTransport.PARTNER_TAG);
+                    physical.send(0, partner, ByteBuffer.allocateDirect(Long.BYTES).putLong(0, digest.length));
+                    physical.send(0, partner, ByteBuffer.allocateDirect(digest.length).put(0, digest));
+                }
+                outcomes.put(transport.slot(), ReplicaResults.compare(transport, "r"));
+            });
+        assertTrue(job.failed.isEmpty(), job.failed.toString());
+        for (final int slot : new int[] {0, 1})
+        {
+            assertNull(outcomes.get(slot).difference(), "slot " + slot + ": " + outcomes.get(slot).difference());
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.spillway.resilience.redundancy;
 
 import dev.spillway.rdma.InProcessFabric;
+import dev.spillway.rdma.Transport;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,12 @@ final class ReplicatedJob
         void run(ReplicatedTransport transport, Runnable exits) throws Exception;
     }
 
+    /** One slot's program that also reaches the slot's physical transport, beneath the replicated one. */
+    interface PhysicalSlot
+    {
+        void run(ReplicatedTransport transport, Transport physical, Runnable exits) throws Exception;
+    }
+
     /** For each slot whose run failed (or that left on differing copies), why. */
     final Map<Integer, Throwable> failed = new ConcurrentHashMap<>();
 
@@ -40,6 +47,13 @@ final class ReplicatedJob
 
     /** Runs {@code program} on every slot of {@code plan} and waits for all of them. */
     static ReplicatedJob run(final RedundancyPlan plan, final Duration limit, final Slot program) throws Exception
+    {
+        return run(plan, limit, (PhysicalSlot)(transport, physical, exits) -> program.run(transport, exits));
+    }
+
+    /** As {@link #run(RedundancyPlan, Duration, Slot)}, with each slot's physical transport. */
+    static ReplicatedJob run(final RedundancyPlan plan, final Duration limit, final PhysicalSlot program)
+        throws Exception
     {
         final int processes = (int)plan.processes();
         final SpherePlacement placement = plan.place(Collections.nCopies(processes, "localhost"));
@@ -63,7 +77,8 @@ final class ReplicatedJob
                     {
                         try
                         {
-                            program.run(transport, () -> fabric.kill(s, "slot " + s + " stopped for a restart"));
+                            program.run(transport, fabric.transport(s),
+                                () -> fabric.kill(s, "slot " + s + " stopped for a restart"));
                         }
                         catch (final Exception | AssertionError e)
                         {
