@@ -299,6 +299,15 @@ final class Checkpointer
         metrics.heldBegins(t);
     }
 
+    /** Says anew why each task held back at the cut waits, once the generation committed. */
+    private void relabelHeld(final String why)
+    {
+        for (final TaskRecord t : held)
+        {
+            t.heldBy = why;
+        }
+    }
+
     private void released(final TaskRecord t)
     {
         t.heldBy = null;
@@ -488,6 +497,7 @@ final class Checkpointer
         if (blocking && !policy.mayRelease(cut))
         {
             releasing = cut;
+            relabelHeld("held until the tasks after checkpoint generation " + cut.generation() + " may run");
             return;
         }
         release(cut);
@@ -507,6 +517,7 @@ final class Checkpointer
             if (failure != null)
             {
                 unmended = failure;
+                relabelHeld("held for good: " + failure);
                 policy.mended(cut, failure);
                 return;
             }

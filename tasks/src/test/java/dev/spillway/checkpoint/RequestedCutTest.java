@@ -258,6 +258,7 @@ class RequestedCutTest
         final MemoryCheckpointStore store = new MemoryCheckpointStore();
         final Gate gate = new Gate();
         gate.open = true;
+        gate.commit = false;
         gate.release = false;
         final ByteBuffer right = ByteBuffer.allocate(size);
         for (int j = 0; j < size; j += 8)
@@ -267,38 +268,55 @@ class RequestedCutTest
         gate.mends = Map.of("a0", right, "a4", right);
         final long[] seen = new long[5];
         final List<TaskHandle> after = new ArrayList<>();
+        String waits = "not asked";
+        boolean ranEarly = false;
         try (Spillway sw = Spillway.builder().storeDir(dir).store(StoreKind.DIRECT).dramBudget(2L * size).workers(2)
             .checkpoints(store, gate).checkpointMode(CheckpointMode.BLOCKING).build())
         {
-            final Data[] a = new Data[5];
-            for (int i = 0; i < 5; i++)
+            try
             {
-                final Data x = a[i] = sw.data("a" + i, size);
-                sw.task("write a" + i).write(x).submit(ctx ->
+                final Data[] a = new Data[5];
+                for (int i = 0; i < 5; i++)
                 {
-                    for (int j = 0; j < size; j += 8)
+                    final Data x = a[i] = sw.data("a" + i, size);
+                    sw.task("write a" + i).write(x).submit(ctx ->
                     {
-                        ctx.buffer(x).putLong(j, 42);
-                    }
-                });
-            }
-            sw.checkpointHere(100);
-            for (int i = 0; i < 5; i++)
-            {
-                final Data x = a[i];
-                final int k = i;
-                after.add(sw.task("sum a" + i).read(x).submit(ctx ->
+                        for (int j = 0; j < size; j += 8)
+                        {
+                            ctx.buffer(x).putLong(j, 42);
+                        }
+                    });
+                }
+                sw.checkpointHere(100);
+                for (int i = 0; i < 5; i++)
                 {
-                    seen[k] = byteSum(ctx.buffer(x), size);
-                }));
+                    final Data x = a[i];
+                    final int k = i;
+                    after.add(sw.task("sum a" + i).read(x).submit(ctx ->
+                    {
+                        seen[k] = byteSum(ctx.buffer(x), size);
+                    }));
+                }
+                Await.until("the generation to wait for the test's gate, holding the tasks after it",
+                    () -> sw.describeWaits(10).contains("held until checkpoint generation 0 commits (blocking " +
+                    "checkpoints)"), sw);
+                gate.commit = true;
+                Await.until("the wait report to say why the tasks after the cut wait", () -> sw.describeWaits(10)
+                    .contains("the tasks after checkpoint generation 0 (committed) wait for the test's release at 100"),
+                    sw);
+                waits = sw.describeWaits(10);
+                ranEarly = after.stream().anyMatch(TaskHandle::isDone);
             }
-            Await.until("the wait report to say why the tasks after the cut wait", () -> sw.describeWaits(10)
-                .contains("the tasks after checkpoint generation 0 (committed) wait for the test's release at 100"),
-                sw);
-            assertFalse(after.stream().anyMatch(TaskHandle::isDone), "a task after the cut ran before its release");
-            gate.release = true;
+            finally
+            {
+                gate.commit = true;
+                gate.release = true;
+            }
             sw.awaitAll();
         }
+        assertFalse(ranEarly, "a task after the cut ran before its release");
+        assertTrue(waits.contains("held until the tasks after checkpoint generation 0 may run") &&
+            !waits.contains("commits (blocking checkpoints)"), "each held task says what it waits for now\n" + waits);
         assertNull(gate.mended, "the mends were applied");
         final long mended = byteSum(right, size);
         final long written = 42L * size / 8;
@@ -321,16 +339,28 @@ class RequestedCutTest
         gate.open = true;
         gate.mends = Map.of("a1", ByteBuffer.allocate(4096), "nowhere", ByteBuffer.allocate(4096));
         final List<TaskHandle> after;
+        final String waits;
+        final boolean ranEarly;
         try (Spillway sw = Spillway.builder().storeDir(dir).store(StoreKind.DIRECT).dramBudget(1 << 20).workers(2)
             .checkpoints(store, gate).checkpointMode(CheckpointMode.BLOCKING).build())
         {
-            after = program(sw, 100);
-            Await.until("the wait report to say why no task runs past the cut", () -> sw.describeWaits(10)
-                .contains("no task runs past the last checkpoint: could not mend"), sw);
-            assertTrue(gate.mended.contains("no data object 'nowhere' to mend"), gate.mended);
-            assertFalse(after.stream().anyMatch(TaskHandle::isDone), "a task after the cut ran");
-            sw.cancelAll();
+            try
+            {
+                after = program(sw, 100);
+                Await.until("the wait report to say why no task runs past the cut", () -> sw.describeWaits(10)
+                    .contains("no task runs past the last checkpoint: could not mend"), sw);
+                waits = sw.describeWaits(10);
+                ranEarly = after.stream().anyMatch(TaskHandle::isDone);
+            }
+            finally
+            {
+                sw.cancelAll();
+            }
         }
+        assertTrue(gate.mended.contains("no data object 'nowhere' to mend"), gate.mended);
+        assertFalse(ranEarly, "a task after the cut ran");
+        assertTrue(waits.contains("held for good: ") && !waits.contains("commits (blocking checkpoints)"),
+            "each held task says it is held for good\n" + waits);
         final Cut cut = store.cuts().get(0);
         assertEquals(42, ByteBuffer.wrap(store.bytes(cut, "a1")).order(java.nio.ByteOrder.nativeOrder()).getLong(0),
             "nothing was mended in the generation");
