@@ -418,7 +418,10 @@ public final class DistributedSpillway implements TaskRuntime
         }
     }
 
-    /** Closes this rank's runtime (after its tasks, as {@link Spillway#close()}); the transport stays open. */
+    /**
+     * Closes this rank's runtime (after its tasks, as {@link Spillway#close()}). The transport stays open, unless the
+     * job was lost (a rank lost without checkpoints, or this rank stopped for a restart): the rank closed it then.
+     */
     @Override
     public void close()
     {

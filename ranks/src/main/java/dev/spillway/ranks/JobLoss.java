@@ -16,6 +16,10 @@ import java.util.concurrent.CompletableFuture;
  * global checkpoint: this rank takes no further cut, cancels what has not started, and its waits end with a
  * {@link RestartNeededException}. With a message-logging protocol, only rank 0's loss does that: any other loss is
  * left to rank 0's recovery line ({@link RecoverySessions}), and this rank's transfers with the lost one wait.
+ *
+ * <p>Once the job is lost this way, the rank closes its transport: a transfer posted on an object's buffer ends only
+ * with its operation (the transport may read or write the buffer until then), so closing ends them before the
+ * engine frees or reuses their buffers, and no peer can take another object's bytes from a reused buffer.
  */
 final class JobLoss
 {
@@ -103,7 +107,7 @@ final class JobLoss
                 "for a new incarnation";
             if (checkpoints == null)
             {
-                lost.completeExceptionally(new PeerFailedException(transport.rank(), "the job", selfLost +
+                fail(new PeerFailedException(transport.rank(), "the job", selfLost +
                     "; this process was paused or cut off"));
             }
             else
@@ -129,7 +133,7 @@ final class JobLoss
         }
         if (checkpoints == null)
         {
-            lost.completeExceptionally(new PeerFailedException(peer, "the job", reason));
+            fail(new PeerFailedException(peer, "the job", reason));
         }
         else
         {
@@ -179,9 +183,37 @@ final class JobLoss
             lost.completeExceptionally(e);
             local.stopCheckpoints();
             local.cancelAll();
+            closeTransport();
         }, "spillway-rank-" + transport.rank() + "-restart");
         stop.setDaemon(true);
         stop.start();
+    }
+
+    /** Fails the job without checkpoints (first call wins), then closes the transport. */
+    private void fail(final PeerFailedException e)
+    {
+        if (!lost.completeExceptionally(e))
+        {
+            return;
+        }
+        // Not on the transport's event thread, which may be the caller.
+        final Thread close = new Thread(this::closeTransport, "spillway-rank-" + transport.rank() + "-job-lost");
+        close.setDaemon(true);
+        close.start();
+    }
+
+    /**
+     * Closes the transport once the job is lost, after every transfer that began to post before the loss handed its
+     * operation to the transport (they post under {@link #future()}'s monitor, and none posts after the loss), so the
+     * close ends them all: an operation handed over later would never end.
+     */
+    private void closeTransport()
+    {
+        synchronized (lost)
+        {
+            // a barrier only: not held while closing, since a transfer ending meanwhile reads under it
+        }
+        transport.close();
     }
 
     /** @return {@code e}, or with checkpoints, once a peer is lost, the restart it calls for. */

@@ -9,6 +9,7 @@ import dev.spillway.spi.AsyncTaskBody;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * The body of an internal task moving one version of a data object between ranks: a send (the task reads the object)
@@ -16,8 +17,10 @@ import java.util.concurrent.CompletableFuture;
  * counted against the budget, until the transfer completes. The send first sends a small notice; the receive is
  * admitted, and takes DRAM, only once that notice arrived, so a rank never fills its budget with buffers waiting
  * for data another rank has not produced yet (two such ranks would wait on each other for ever). Once any rank is
- * lost, notices and sends still waiting fail: the peer they wait for may be waiting on the lost one. A receive whose
- * notice came is left to complete or fail by itself, since the transport may still write into its buffer.
+ * lost, the transfer fails: the peer it waits for may be waiting on the lost one. But while an operation on the
+ * object's buffer is posted (the data of a send, the receive of the data), it fails only once that operation ended:
+ * the transport may still read or write the buffer, which the engine reuses as soon as the task ends. A rank whose
+ * job is lost closes its transport ({@link JobLoss}), which ends them; no operation is posted after the loss.
  *
  * <p>With a {@link RankProtocol}, both messages carry the sender's epoch and phase in their headers and the notice
  * carries the transfer's ssn, which must be the one the receive expects; once the data landed, the receiver tells
@@ -55,6 +58,8 @@ final class RankTransfer implements AsyncTaskBody
     private volatile String waitingFor = "its start";
     /** Messages of older versions this receive dropped. */
     private volatile int dropped;
+    /** The operations last posted on the object's buffer, or null; guarded by {@link #jobLost}'s monitor. */
+    private CompletableFuture<?> onBuffer;
 
     private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
         final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
@@ -140,9 +145,9 @@ final class RankTransfer implements AsyncTaskBody
         if (send)
         {
             CrashPoints.hit(CrashPoints.TRANSFER_SEND);
-            return sendOnce(ctx.buffer(object.local)).applyToEither(jobLost, ignored -> null);
+            return endsWithTheBuffer(sendOnce(ctx.buffer(object.local)));
         }
-        return data(ctx.buffer(object.local)).thenAccept(m ->
+        return endsWithTheBuffer(data(ctx.buffer(object.local)).thenAccept(m ->
         {
             if (m.length() != object.local.size())
             {
@@ -154,7 +159,53 @@ final class RankTransfer implements AsyncTaskBody
             {
                 acknowledge(m);
             }
-        }).applyToEither(jobLost, ignored -> null);
+        }));
+    }
+
+    /**
+     * @return {@code work}'s outcome, or the job's loss, which comes only once no operation posted on the buffer is
+     *         still running (either way round, {@code jobLost} holds nothing of this transfer once it ended).
+     */
+    private CompletableFuture<Void> endsWithTheBuffer(final CompletableFuture<Void> work)
+    {
+        return work.applyToEither(jobLost, ignored -> (Void)null).exceptionallyCompose(failure ->
+        {
+            final CompletableFuture<?> posted;
+            synchronized (jobLost)
+            {
+                posted = onBuffer;
+            }
+            if (posted == null || posted.isDone())
+            {
+                return CompletableFuture.failedFuture(failure);
+            }
+            waitingFor = "its posted " + (send ? "data" : "receive") + " to end, as the job was lost (" + failure +
+                ")";
+            return posted.handle((ignored, ended) -> null)
+                .thenCompose(ended -> CompletableFuture.<Void>failedFuture(failure));
+        });
+    }
+
+    /**
+     * Posts {@code operation} on the object's buffer, unless the job is lost. Under {@link #jobLost}'s monitor:
+     * {@link JobLoss} closes the transport only once every post begun before the loss was handed to it.
+     *
+     * @return its future, or the job's loss.
+     */
+    private <T> CompletableFuture<T> onBuffer(final Supplier<CompletableFuture<T>> operation)
+    {
+        synchronized (jobLost)
+        {
+            if (!jobLost.isDone())
+            {
+                final CompletableFuture<T> posted = operation.get();
+                onBuffer = posted;
+                return posted;
+            }
+        }
+        final CompletableFuture<T> lost = new CompletableFuture<>();
+        jobLost.whenComplete((ignored, failure) -> lost.completeExceptionally(failure));
+        return lost;
     }
 
     /**
@@ -169,8 +220,7 @@ final class RankTransfer implements AsyncTaskBody
         }
         final int bytes = object.local.size();
         final ByteBuffer ssn = ByteBuffer.allocateDirect(NOTICE_BYTES).putLong(0, stamp.ssn());
-        final CompletableFuture<Void> notice;
-        final CompletableFuture<Void> data;
+        final CompletableFuture<Void> sent;
         final int incarnation;
         synchronized (sessions == null ? this : sessions.posting(peer))
         {
@@ -186,12 +236,12 @@ final class RankTransfer implements AsyncTaskBody
             posted = true;
             protocol.posting(peer, stamp.ssn());
             incarnation = transport.incarnation(peer);
-            notice = transport.send(peer, header(noticeTag()), ssn);
-            data = transport.send(peer, header(object.tag), payload);
+            sent = onBuffer(() -> CompletableFuture.allOf(transport.send(peer, header(noticeTag()), ssn),
+                transport.send(peer, header(object.tag), payload)));
             waitingFor = "its notice and data to reach rank " + peer + " (incarnation " + incarnation + ")" +
                 (protocol.active() ? " as transfer " + stamp.ssn() + " of the channel" : "");
         }
-        return CompletableFuture.allOf(notice, data).handle((ignored, failure) ->
+        return sent.handle((ignored, failure) ->
         {
             if (failure == null)
             {
@@ -253,7 +303,7 @@ final class RankTransfer implements AsyncTaskBody
         final int incarnation = transport.incarnation(peer);
         waitingFor = "rank " + peer + "'s data (incarnation " + incarnation + (protocol.active() ? ", transfer " +
             stamp.ssn() + " of the channel, whose notice came with " + noticedSsn : "") + ")";
-        return transport.receive(peer, object.tag, dst).handle((m, failure) ->
+        return onBuffer(() -> transport.receive(peer, object.tag, dst)).handle((m, failure) ->
         {
             if (failure != null)
             {

@@ -8,6 +8,7 @@ import dev.spillway.io.StoreKind;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.InProcessFabric;
+import dev.spillway.rdma.Transport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -22,6 +24,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.zip.CRC32C;
 
@@ -112,6 +116,117 @@ class DistributedSpillwayTest
             final TaskFailedException e = rank0.get(300, TimeUnit.SECONDS);
             assertTrue(describe(e).contains("rank 1"), describe(e));
             pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A send still posted when the job is lost keeps its buffer until its operation ends: the transport may read the
+     * buffer until then, and the engine reuses it as soon as the task ends. The rank closes its transport, which ends
+     * the send, and only then does the task end, its buffer intact.
+     */
+    @Test
+    void aSendPostedWhenTheJobIsLostKeepsItsBufferUntilTheTransportLetsGoOfIt() throws Exception
+    {
+        // Rank 1 sends 't' (its first object) to rank 0, which never takes the data.
+        final HeldDataTransport held = lossWhilePosted("the data of 't'", (ds, rank0) ->
+        {
+            final Data t = ds.data("t", BYTES, 1);
+            final Data u = ds.data("u", BYTES, 0);
+            ds.task("write t").write(t).submit(ctx -> fill(ctx.buffer(t), (byte)0x5A));
+            ds.task("read t into u").read(t).write(u).submit(ctx -> { });
+        });
+        final byte[] expected = new byte[BYTES];
+        Arrays.fill(expected, (byte)0x5A);
+        assertTrue(Arrays.equals(expected, held.atClose()), "the buffer of 't' as the transport let go of it");
+        assertTrue(held.waitsAtClose().contains("send 't' v1 to rank 0") &&
+            held.waitsAtClose().contains("its posted data to end"), "as the transport let go of the buffer, the send " +
+            "still held it:\n" + held.waitsAtClose());
+    }
+
+    /**
+     * A receive still posted when the job is lost keeps its buffer until its operation ends: the transport may write
+     * into it until then. The rank closes its transport, which ends the receive, and only then does the task end.
+     */
+    @Test
+    void aReceivePostedWhenTheJobIsLostKeepsItsBufferUntilTheTransportLetsGoOfIt() throws Exception
+    {
+        // Rank 1 receives 'u' (its first object) from rank 0, which sends the notice and never the data.
+        final HeldDataTransport held = lossWhilePosted("the receive of 'u'", (ds, rank0) ->
+        {
+            final Data u = ds.data("u", BYTES, 0);
+            final Data t = ds.data("t", BYTES, 1);
+            ds.task("write u").write(u).submit(ctx -> { });
+            ds.task("read u into t").read(u).write(t).submit(ctx -> { });
+            Collectives.await(rank0.send(1, new Header(Header.NO_RANK,
+                DistributedSpillway.FIRST_DATA_TAG + RankTransfer.NOTICE_TAG_OFFSET, 0, 0, 1),
+                ByteBuffer.allocateDirect(8)));
+        });
+        assertTrue(held.waitsAtClose().contains("receive 'u' v1 from rank 0") &&
+            held.waitsAtClose().contains("its posted receive to end"), "as the transport let go of the buffer, the " +
+            "receive still held it:\n" + held.waitsAtClose());
+    }
+
+    /**
+     * Runs {@code program} on rank 1 of 3 over a transport that holds its operations on its first object, then loses
+     * rank 2 once one is posted: rank 1's tasks must end only once the transport let go of that operation.
+     */
+    private HeldDataTransport lossWhilePosted(final String what,
+        final BiConsumer<DistributedSpillway, Transport> program) throws Exception
+    {
+        try (InProcessFabric fabric = new InProcessFabric(3, Duration.ofSeconds(200)))
+        {
+            final HeldDataTransport held = new HeldDataTransport(fabric.transport(1),
+                DistributedSpillway.FIRST_DATA_TAG);
+            final ExecutorService pool = Executors.newSingleThreadExecutor();
+            try (DistributedSpillway ds = new DistributedSpillway(held, config(1, 8L * BYTES)))
+            {
+                held.waits(() -> ds.local().describeWaits(10));
+                program.accept(ds, fabric.transport(0));
+                awaitPosted(held, ds, what);
+                fabric.kill(2, "killed by the test");
+                final Throwable failure = awaitFailure(pool, ds);
+                assertTrue(held.ended(), "rank 1's tasks ended, and the engine may reuse the buffer of " + what +
+                    ", while it was still posted (" + failure + ")");
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            return held;
+        }
+    }
+
+    private static void awaitPosted(final HeldDataTransport held, final DistributedSpillway ds, final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+        while (!held.posted())
+        {
+            assertTrue(System.nanoTime() < deadline, "rank 1 did not post " + what + " in 300 s:\n" +
+                ds.local().describeWaits(10));
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    /** @return how rank 1's {@code awaitAll} failed once the job was lost. */
+    private static Throwable awaitFailure(final ExecutorService pool, final DistributedSpillway ds) throws Exception
+    {
+        final Future<Throwable> ended = pool.submit(() -> assertThrows(RuntimeException.class, ds::awaitAll));
+        try
+        {
+            return ended.get(300, TimeUnit.SECONDS);
+        }
+        catch (final TimeoutException e)
+        {
+            throw new AssertionError("rank 1's tasks did not end within 300 s of the loss:\n" +
+                ds.local().describeWaits(10), e);
+        }
+    }
+
+    private static void fill(final ByteBuffer b, final byte value)
+    {
+        for (int i = 0; i < b.capacity(); i++)
+        {
+            b.put(i, value);
         }
     }
 
@@ -268,7 +383,7 @@ class DistributedSpillwayTest
             });
         }
         ds.awaitAll();
-        out[0] = java.util.Arrays.toString(crcs);
+        out[0] = Arrays.toString(crcs);
     }
 
     private record Outcome(String digest, RankStats stats, long spilled)

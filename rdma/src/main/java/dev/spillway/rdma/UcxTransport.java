@@ -185,6 +185,11 @@ public final class UcxTransport implements Transport
         Checks.rank(target, size(), "send from rank " + rank());
         Checks.header(header, rank(), incarnation());
         Checks.direct(src, "send from rank " + rank() + " tag " + header.tag());
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new PeerFailedException(rank(), "send to rank " + target + " tag " +
+                header.tag(), "this rank closed its transport"));
+        }
         final CompletableFuture<Void> future = new CompletableFuture<>();
         final ByteBuffer region = src.slice();
         agent.submit(() -> agent.send(target, header, region, future));
@@ -199,6 +204,11 @@ public final class UcxTransport implements Transport
             Checks.rank(source, size(), "receive at rank " + rank());
         }
         Checks.direct(dst, "receive at rank " + rank() + " tag " + tag);
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new PeerFailedException(rank(), "receive at rank " + rank() +
+                " tag " + tag, "this rank closed its transport"));
+        }
         final CompletableFuture<Message> future = new CompletableFuture<>();
         final ByteBuffer region = dst.slice();
         agent.submit(() -> agent.receive(source, tag, region, future));

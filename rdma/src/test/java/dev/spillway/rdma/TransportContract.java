@@ -458,6 +458,22 @@ abstract class TransportContract
         }
     }
 
+    /** A rank that closed its transport (it stops for a restart) learns at once that a later transfer cannot go. */
+    @Test
+    void aSendOrReceiveAfterCloseFailsAtOnceNamingTheClose()
+    {
+        final Transport[] t = group(TIMEOUT);
+        t[1].close();
+        for (final CompletableFuture<?> late : List.of(
+            t[1].send(0, new Header(Header.NO_RANK, 7, 0, 0, 0L), ByteBuffer.allocateDirect(8)),
+            t[1].receive(0, 7, ByteBuffer.allocateDirect(8))))
+        {
+            final Throwable e = assertThrows(Throwable.class, () -> late.get(TIMEOUT.toSeconds() / 2, TimeUnit.SECONDS),
+                "an operation after close must end, not wait for ever");
+            assertTrue(String.valueOf(e.getCause()).contains("rank 1"), String.valueOf(e));
+        }
+    }
+
     @Test
     void lostPeerFailsWaitingAndLaterOperationsNamingTheRank() throws Exception
     {

@@ -1,10 +1,9 @@
 package dev.spillway.resilience.buddy;
 
+import dev.spillway.rdma.ForwardingTransport;
 import dev.spillway.rdma.Header;
 import dev.spillway.rdma.Message;
-import dev.spillway.rdma.PeerListener;
 import dev.spillway.rdma.Transport;
-import dev.spillway.rdma.Window;
 import dev.spillway.rdma.WindowHandle;
 
 import java.nio.ByteBuffer;
@@ -21,11 +20,10 @@ import java.util.concurrent.TimeoutException;
  * source before then, sends wrong bytes. And once told, its sends or receives of one tag fail ({@link #failSendsOf},
  * {@link #failReceivesOf}). Everything else goes to the transport it wraps.
  */
-final class FaultyTransport implements Transport
+final class FaultyTransport extends ForwardingTransport
 {
     private static final int NONE = Integer.MIN_VALUE;
 
-    private final Transport inner;
     private volatile int failingSends = NONE;
     private volatile int failingReceives = NONE;
     private volatile String failure;
@@ -35,7 +33,7 @@ final class FaultyTransport implements Transport
 
     FaultyTransport(final Transport inner)
     {
-        this.inner = inner;
+        super(inner);
         this.applied = new int[inner.size()];
         for (int r = 0; r < inner.size(); r++)
         {
@@ -48,7 +46,7 @@ final class FaultyTransport implements Transport
     {
         synchronized (puts)
         {
-            puts.get(target.owner()).add(() -> inner.put(target, offset, src));
+            puts.get(target.owner()).add(() -> inner().put(target, offset, src));
         }
     }
 
@@ -74,7 +72,7 @@ final class FaultyTransport implements Transport
                 puts.get(target).get(applied[target]).run();
             }
         }
-        return inner.flush(target);
+        return inner().flush(target);
     }
 
     private final class LazyFlush extends CompletableFuture<Void>
@@ -142,30 +140,6 @@ final class FaultyTransport implements Transport
         return CompletableFuture.allOf(all);
     }
 
-    @Override
-    public int rank()
-    {
-        return inner.rank();
-    }
-
-    @Override
-    public int size()
-    {
-        return inner.size();
-    }
-
-    @Override
-    public int incarnation()
-    {
-        return inner.incarnation();
-    }
-
-    @Override
-    public int incarnation(final int rank)
-    {
-        return inner.incarnation(rank);
-    }
-
     /** From now on, a send of {@code tag} throws an {@link IllegalStateException} saying {@code why}. */
     void failSendsOf(final int tag, final String why)
     {
@@ -187,74 +161,13 @@ final class FaultyTransport implements Transport
         {
             throw new IllegalStateException(failure);
         }
-        return inner.send(target, header, src);
+        return inner().send(target, header, src);
     }
 
     @Override
     public CompletableFuture<Message> receive(final int source, final int tag, final ByteBuffer dst)
     {
         return tag == failingReceives ? CompletableFuture.failedFuture(new IllegalStateException(failure)) :
-            inner.receive(source, tag, dst);
-    }
-
-    @Override
-    public Window createWindow(final String name, final int size)
-    {
-        return inner.createWindow(name, size);
-    }
-
-    @Override
-    public Window registerWindow(final String name, final ByteBuffer memory)
-    {
-        return inner.registerWindow(name, memory);
-    }
-
-    @Override
-    public void get(final WindowHandle target, final long offset, final ByteBuffer dst)
-    {
-        inner.get(target, offset, dst);
-    }
-
-    @Override
-    public CompletableFuture<Long> fetchAndAdd(final WindowHandle target, final long offset, final long delta)
-    {
-        return inner.fetchAndAdd(target, offset, delta);
-    }
-
-    @Override
-    public CompletableFuture<Long> compareAndSwap(final WindowHandle target, final long offset, final long expected,
-        final long update)
-    {
-        return inner.compareAndSwap(target, offset, expected, update);
-    }
-
-    @Override
-    public String lostReason(final int rank)
-    {
-        return inner.lostReason(rank);
-    }
-
-    @Override
-    public void addPeerListener(final PeerListener listener)
-    {
-        inner.addPeerListener(listener);
-    }
-
-    @Override
-    public void removePeerListener(final PeerListener listener)
-    {
-        inner.removePeerListener(listener);
-    }
-
-    @Override
-    public long fencedMessages()
-    {
-        return inner.fencedMessages();
-    }
-
-    @Override
-    public void close()
-    {
-        inner.close();
+            inner().receive(source, tag, dst);
     }
 }
