@@ -87,7 +87,8 @@ public final class DistributedSpillway implements TaskRuntime
     private volatile long barriers;
 
     /**
-     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param transport this rank's transport; the caller closes it after this runtime (this rank closes it first
+     *                  once its job is lost).
      * @param config the local runtime's settings (budget, workers, store) for this rank; with checkpoints, a
      *               {@link GlobalCheckpoints} policy of its own.
      */
@@ -97,7 +98,8 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /**
-     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param transport this rank's transport; the caller closes it after this runtime (this rank closes it first
+     *                  once its job is lost).
      * @param config the local runtime's settings, with a {@link GlobalCheckpoints} policy of its own when
      *               {@code protocol} runs (it keeps its state in the checkpoints).
      * @param protocol the message-logging protocol every transfer goes through, or {@link RankProtocol#NONE}.
@@ -108,7 +110,8 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /**
-     * @param transport this rank's transport; the caller closes it after this runtime.
+     * @param transport this rank's transport; the caller closes it after this runtime (this rank closes it first
+     *                  once its job is lost).
      * @param config the local runtime's settings, as for {@link #DistributedSpillway(Transport, SpillwayConfig,
      *               RankProtocol)}.
      * @param protocol the message-logging protocol every transfer goes through, or {@link RankProtocol#NONE}.
@@ -563,7 +566,7 @@ public final class DistributedSpillway implements TaskRuntime
         {
             final RankProtocol.Stamp stamp = stamped ? protocol.sending(target, object.local.tag(), object.version,
                 object.local.size()) : RankProtocol.Stamp.NONE;
-            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss.future(), stamp,
+            final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss, stamp,
                 stamped ? protocol : RankProtocol.NONE, sessions);
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
             if (protocol.capturesAtSend(target))
@@ -574,7 +577,7 @@ public final class DistributedSpillway implements TaskRuntime
         else if (target == rank)
         {
             final long ssn = stamped ? protocol.receiving(source) : RankProtocol.Stamp.NONE.ssn();
-            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss.future(),
+            final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss,
                 ssn, stamped ? protocol : RankProtocol.NONE, acks, sessions);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
         }

@@ -9,6 +9,8 @@ import dev.spillway.rdma.Transport;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What a lost rank does to this one. Without checkpoints, {@link #future()} fails, and with it every transfer still
@@ -18,16 +20,22 @@ import java.util.concurrent.CompletableFuture;
  * left to rank 0's recovery line ({@link RecoverySessions}), and this rank's transfers with the lost one wait.
  *
  * <p>Once the job is lost this way, the rank closes its transport: a transfer posted on an object's buffer ends only
- * with its operation (the transport may read or write the buffer until then), so closing ends them before the
- * engine frees or reuses their buffers, and no peer can take another object's bytes from a reused buffer.
+ * with its operation (the transport may read or write the buffer until then), and the close ends those operations.
+ * Over UCX with peer error handling (TCP) the close fails them and at once force-closes the endpoints, with no
+ * progress between, so no data leaves a buffer the engine then reuses; without it (shared memory), a peer may still
+ * read such a buffer while the endpoints flush, for up to 2 s.
  */
 final class JobLoss
 {
+    private static final long POLL_NANOS = 100_000;
+
     private final Transport transport;
     private final Spillway local;
     private final GlobalCheckpoints checkpoints;
     private final SubmissionCuts cuts;
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
+    /** Transfers handing an operation on an object's buffer to the transport now ({@link #postBegins}). */
+    private final AtomicInteger posting = new AtomicInteger();
     private final PeerListener listener = this::onPeerEvent;
     private volatile RestartNeededException restart;
     private final RankProtocol protocol;
@@ -203,15 +211,37 @@ final class JobLoss
     }
 
     /**
-     * Closes the transport once the job is lost, after every transfer that began to post before the loss handed its
-     * operation to the transport (they post under {@link #future()}'s monitor, and none posts after the loss), so the
-     * close ends them all: an operation handed over later would never end.
+     * A transfer is about to hand an operation on an object's buffer to the transport; if true, it must call
+     * {@link #postEnded} once it did.
+     *
+     * @return false once the job is lost: nothing may be posted on a buffer then.
+     */
+    boolean postBegins()
+    {
+        posting.incrementAndGet();
+        if (lost.isDone())
+        {
+            posting.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** See {@link #postBegins}. */
+    void postEnded()
+    {
+        posting.decrementAndGet();
+    }
+
+    /**
+     * Closes the transport once the job is lost, after every post begun before the loss handed its operation to the
+     * transport (none begins after it), so that the close ends them all.
      */
     private void closeTransport()
     {
-        synchronized (lost)
+        while (posting.get() > 0)
         {
-            // a barrier only: not held while closing, since a transfer ending meanwhile reads under it
+            LockSupport.parkNanos(POLL_NANOS);
         }
         transport.close();
     }

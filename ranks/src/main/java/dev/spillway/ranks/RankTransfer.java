@@ -44,6 +44,7 @@ final class RankTransfer implements AsyncTaskBody
     private final int version;
     private final boolean send;
     private final RankCounters counters;
+    private final JobLoss loss;
     private final CompletableFuture<Void> jobLost;
     /** A send's stamp; for a receive, the expected ssn with the sender's epoch and phase once the data landed. */
     private RankProtocol.Stamp stamp;
@@ -58,18 +59,19 @@ final class RankTransfer implements AsyncTaskBody
     private volatile String waitingFor = "its start";
     /** Messages of older versions this receive dropped. */
     private volatile int dropped;
-    /** The operations last posted on the object's buffer, or null; guarded by {@link #jobLost}'s monitor. */
+    /** The operations last posted on the object's buffer, or null; guarded by this. */
     private CompletableFuture<?> onBuffer;
 
     private RankTransfer(final Transport transport, final Placement object, final int peer, final boolean send,
-        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
+        final RankCounters counters, final JobLoss loss, final RankProtocol.Stamp stamp,
         final RankProtocol protocol, final AckMessages acks, final PeerSessions sessions)
     {
+        this.loss = loss;
         this.sessions = sessions;
         this.stamp = stamp;
         this.protocol = protocol;
         this.acks = acks;
-        this.jobLost = jobLost;
+        this.jobLost = loss.future();
         this.transport = transport;
         this.object = object;
         this.peer = peer;
@@ -79,16 +81,16 @@ final class RankTransfer implements AsyncTaskBody
     }
 
     /**
-     * @param jobLost fails once any rank is lost: a wait for a live peer may then never end.
+     * @param loss    fails its future once any rank is lost: a wait for a live peer may then never end.
      * @param stamp   what the transfer carries for the protocol ({@link RankProtocol.Stamp#NONE} without one).
      * @param protocol told when the send completed; says when it is skipped.
      * @param sessions the protocol's peer sessions, or null without one.
      */
     static RankTransfer send(final Transport transport, final Placement object, final int target,
-        final RankCounters counters, final CompletableFuture<Void> jobLost, final RankProtocol.Stamp stamp,
+        final RankCounters counters, final JobLoss loss, final RankProtocol.Stamp stamp,
         final RankProtocol protocol, final PeerSessions sessions)
     {
-        return new RankTransfer(transport, object, target, true, counters, jobLost, stamp, protocol, null, sessions);
+        return new RankTransfer(transport, object, target, true, counters, loss, stamp, protocol, null, sessions);
     }
 
     /**
@@ -98,10 +100,10 @@ final class RankTransfer implements AsyncTaskBody
      * @param sessions the protocol's peer sessions, or null without one.
      */
     static RankTransfer receive(final Transport transport, final Placement object, final int source,
-        final RankCounters counters, final CompletableFuture<Void> jobLost, final long ssn,
+        final RankCounters counters, final JobLoss loss, final long ssn,
         final RankProtocol protocol, final AckMessages acks, final PeerSessions sessions)
     {
-        return new RankTransfer(transport, object, source, false, counters, jobLost,
+        return new RankTransfer(transport, object, source, false, counters, loss,
             new RankProtocol.Stamp(ssn, 0, 0), protocol, acks, sessions);
     }
 
@@ -171,7 +173,7 @@ final class RankTransfer implements AsyncTaskBody
         return work.applyToEither(jobLost, ignored -> (Void)null).exceptionallyCompose(failure ->
         {
             final CompletableFuture<?> posted;
-            synchronized (jobLost)
+            synchronized (this)
             {
                 posted = onBuffer;
             }
@@ -187,20 +189,27 @@ final class RankTransfer implements AsyncTaskBody
     }
 
     /**
-     * Posts {@code operation} on the object's buffer, unless the job is lost. Under {@link #jobLost}'s monitor:
-     * {@link JobLoss} closes the transport only once every post begun before the loss was handed to it.
+     * Posts {@code operation} on the object's buffer, unless the job is lost ({@link JobLoss#postBegins}: the
+     * transport closes only once every post begun before the loss was handed to it).
      *
      * @return its future, or the job's loss.
      */
     private <T> CompletableFuture<T> onBuffer(final Supplier<CompletableFuture<T>> operation)
     {
-        synchronized (jobLost)
+        synchronized (this)
         {
-            if (!jobLost.isDone())
+            if (loss.postBegins())
             {
-                final CompletableFuture<T> posted = operation.get();
-                onBuffer = posted;
-                return posted;
+                try
+                {
+                    final CompletableFuture<T> posted = operation.get();
+                    onBuffer = posted;
+                    return posted;
+                }
+                finally
+                {
+                    loss.postEnded();
+                }
             }
         }
         final CompletableFuture<T> lost = new CompletableFuture<>();

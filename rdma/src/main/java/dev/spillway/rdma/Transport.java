@@ -175,7 +175,10 @@ public interface Transport extends AutoCloseable
      */
     long fencedMessages();
 
-    /** Stops progress and releases everything; pending operations fail naming this rank as closed. Idempotent. */
+    /**
+     * Stops progress and releases everything; pending operations, and any issued later, fail naming this rank as
+     * closed. Idempotent: a call made while another closes returns once that one has.
+     */
     @Override
     void close();
 }

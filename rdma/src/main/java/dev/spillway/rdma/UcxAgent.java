@@ -48,6 +48,8 @@ final class UcxAgent implements Agent
     private final int rank;
     private final long timeoutNanos;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    /** Set, under {@link #commands}' monitor, before the close drains the commands for the last time. */
+    private boolean closing;
     private final UcxPeers peers;
     private final Fence fence;
     private final PeerEvents events;
@@ -86,17 +88,29 @@ final class UcxAgent implements Agent
         return "spillway-rdma-" + rank;
     }
 
-    /** Queues {@code command} for the agent thread. */
-    void submit(final Runnable command)
+    /**
+     * Queues {@code command} for the agent thread.
+     *
+     * @return false, and nothing queued, once the agent closed: the command would never run.
+     */
+    boolean submit(final Runnable command)
     {
-        commands.offer(command);
+        synchronized (commands)
+        {
+            if (closing)
+            {
+                return false;
+            }
+            commands.offer(command);
+            return true;
+        }
     }
 
     /** Runs {@code call} on the agent thread. */
     <T> CompletableFuture<T> call(final Supplier<T> call)
     {
         final CompletableFuture<T> future = new CompletableFuture<>();
-        submit(() ->
+        if (!submit(() ->
         {
             try
             {
@@ -106,7 +120,10 @@ final class UcxAgent implements Agent
             {
                 future.completeExceptionally(t);
             }
-        });
+        }))
+        {
+            future.completeExceptionally(new IllegalStateException("rank " + rank + ": the transport is closed"));
+        }
         return future;
     }
 
@@ -406,6 +423,10 @@ final class UcxAgent implements Agent
         else
         {
             peers.startClosing();
+        }
+        synchronized (commands)
+        {
+            closing = true;
         }
         Runnable command;
         while ((command = commands.poll()) != null)

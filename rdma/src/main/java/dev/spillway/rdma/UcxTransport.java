@@ -185,14 +185,13 @@ public final class UcxTransport implements Transport
         Checks.rank(target, size(), "send from rank " + rank());
         Checks.header(header, rank(), incarnation());
         Checks.direct(src, "send from rank " + rank() + " tag " + header.tag());
-        if (closed)
-        {
-            return CompletableFuture.failedFuture(new PeerFailedException(rank(), "send to rank " + target + " tag " +
-                header.tag(), "this rank closed its transport"));
-        }
         final CompletableFuture<Void> future = new CompletableFuture<>();
         final ByteBuffer region = src.slice();
-        agent.submit(() -> agent.send(target, header, region, future));
+        if (closed || !agent.submit(() -> agent.send(target, header, region, future)))
+        {
+            future.completeExceptionally(new PeerFailedException(rank(), "send to rank " + target + " tag " +
+                header.tag(), "this rank closed its transport"));
+        }
         return future;
     }
 
@@ -204,14 +203,13 @@ public final class UcxTransport implements Transport
             Checks.rank(source, size(), "receive at rank " + rank());
         }
         Checks.direct(dst, "receive at rank " + rank() + " tag " + tag);
-        if (closed)
-        {
-            return CompletableFuture.failedFuture(new PeerFailedException(rank(), "receive at rank " + rank() +
-                " tag " + tag, "this rank closed its transport"));
-        }
         final CompletableFuture<Message> future = new CompletableFuture<>();
         final ByteBuffer region = dst.slice();
-        agent.submit(() -> agent.receive(source, tag, region, future));
+        if (closed || !agent.submit(() -> agent.receive(source, tag, region, future)))
+        {
+            future.completeExceptionally(new PeerFailedException(rank(), "receive at rank " + rank() + " tag " + tag,
+                "this rank closed its transport"));
+        }
         return future;
     }
 
@@ -314,7 +312,7 @@ public final class UcxTransport implements Transport
     }
 
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {
