@@ -187,10 +187,9 @@ public final class UcxTransport implements Transport
         Checks.direct(src, "send from rank " + rank() + " tag " + header.tag());
         final CompletableFuture<Void> future = new CompletableFuture<>();
         final ByteBuffer region = src.slice();
-        if (closed || !agent.submit(() -> agent.send(target, header, region, future)))
+        if (!handed(() -> agent.send(target, header, region, future)))
         {
-            future.completeExceptionally(new PeerFailedException(rank(), "send to rank " + target + " tag " +
-                header.tag(), "this rank closed its transport"));
+            future.completeExceptionally(closedOn("send to rank " + target + " tag " + header.tag()));
         }
         return future;
     }
@@ -205,12 +204,22 @@ public final class UcxTransport implements Transport
         Checks.direct(dst, "receive at rank " + rank() + " tag " + tag);
         final CompletableFuture<Message> future = new CompletableFuture<>();
         final ByteBuffer region = dst.slice();
-        if (closed || !agent.submit(() -> agent.receive(source, tag, region, future)))
+        if (!handed(() -> agent.receive(source, tag, region, future)))
         {
-            future.completeExceptionally(new PeerFailedException(rank(), "receive at rank " + rank() + " tag " + tag,
-                "this rank closed its transport"));
+            future.completeExceptionally(closedOn("receive at rank " + rank() + " tag " + tag));
         }
         return future;
+    }
+
+    /** @return whether the agent took {@code command}: false once this transport closed, when it would never run. */
+    private boolean handed(final Runnable command)
+    {
+        return !closed && agent.submit(command);
+    }
+
+    private PeerFailedException closedOn(final String operation)
+    {
+        return new PeerFailedException(rank(), operation, "this rank closed its transport");
     }
 
     @Override
@@ -266,7 +275,10 @@ public final class UcxTransport implements Transport
         LongWords.check("fetchAndAdd", target, offset);
         Checks.rank(target.owner(), size(), "fetchAndAdd on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(AtomicsDescriptor.FETCH_AND_ADD, target, offset, delta, 0L, future));
+        if (!handed(() -> agent.atomic(AtomicsDescriptor.FETCH_AND_ADD, target, offset, delta, 0L, future)))
+        {
+            future.completeExceptionally(closedOn("fetchAndAdd on window '" + target.name() + "'"));
+        }
         return future;
     }
 
@@ -277,7 +289,10 @@ public final class UcxTransport implements Transport
         LongWords.check("compareAndSwap", target, offset);
         Checks.rank(target.owner(), size(), "compareAndSwap on window '" + target.name() + "'");
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        agent.submit(() -> agent.atomic(AtomicsDescriptor.COMPARE_AND_SWAP, target, offset, expected, update, future));
+        if (!handed(() -> agent.atomic(AtomicsDescriptor.COMPARE_AND_SWAP, target, offset, expected, update, future)))
+        {
+            future.completeExceptionally(closedOn("compareAndSwap on window '" + target.name() + "'"));
+        }
         return future;
     }
 

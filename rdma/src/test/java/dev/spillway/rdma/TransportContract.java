@@ -458,15 +458,18 @@ abstract class TransportContract
         }
     }
 
-    /** A rank that closed its transport (it stops for a restart) learns at once that a later transfer cannot go. */
+    /** A rank that closed its transport (it stops for a restart) learns at once that a later operation cannot go. */
     @Test
     void aSendOrReceiveAfterCloseFailsAtOnceNamingTheClose()
     {
         final Transport[] t = group(TIMEOUT);
+        final WindowHandle[][] handles = exchangeWindows(t, new Window[RANKS], 4096);
         t[1].close();
         for (final CompletableFuture<?> late : List.of(
             t[1].send(0, new Header(Header.NO_RANK, 7, 0, 0, 0L), ByteBuffer.allocateDirect(8)),
-            t[1].receive(0, 7, ByteBuffer.allocateDirect(8))))
+            t[1].receive(0, 7, ByteBuffer.allocateDirect(8)),
+            t[1].fetchAndAdd(handles[1][0], 0, 1),
+            t[1].compareAndSwap(handles[1][0], 0, 0, 1)))
         {
             final Throwable e = assertThrows(Throwable.class, () -> late.get(TIMEOUT.toSeconds() / 2, TimeUnit.SECONDS),
                 "an operation after close must end, not wait for ever");
