@@ -1,5 +1,6 @@
 package dev.spillway.cli;
 
+import dev.spillway.ranks.GlobalCheckpoints;
 import dev.spillway.resilience.redundancy.RedundancyDegree;
 import dev.spillway.resilience.redundancy.RedundancyPlan;
 import picocli.CommandLine;
@@ -11,6 +12,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +81,8 @@ final class LaunchCommand implements Callable<Integer>
 
     @Option(names = "--lose-disks", paramLabel = "RANK[,RANK...]", split = ",", hidden = true,
         description = "Testing aid: before the first relaunch, delete these ranks' checkpoint directories " +
-            "(DIR/rank-R of run --checkpoint-dir DIR), as the loss of their nodes would.")
+            "(DIR/rank-R of run --checkpoint-dir DIR) and their records of the global commits (DIR/global-commit " +
+            "for rank 0, DIR/global-commit-rank-R), as the loss of their nodes would.")
     private List<Integer> loseDisks = new ArrayList<>();
 
     @Option(names = "--transport", paramLabel = "KIND",
@@ -231,8 +234,12 @@ final class LaunchCommand implements Callable<Integer>
         for (final int rank : loseDisks)
         {
             final Path dir = Path.of(root).resolve("rank-" + rank);
+            final Path record = rank == 0 ? Path.of(root).resolve(GlobalCheckpoints.RECORD) :
+                GlobalCheckpoints.rankRecord(Path.of(root), rank);
             Dirs.deleteTree(dir);
-            System.err.println("spillway launch: simulating the loss of rank " + rank + "'s node: deleted " + dir);
+            Files.deleteIfExists(record);
+            System.err.println("spillway launch: simulating the loss of rank " + rank + "'s node: deleted " + dir +
+                " and " + record);
         }
     }
 

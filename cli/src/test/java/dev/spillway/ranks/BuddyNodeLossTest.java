@@ -68,7 +68,8 @@ class BuddyNodeLossTest
     /**
      * Rank 1 killed in a task, as it streams a generation to its buddy (the newest copy at the buddy is then the
      * generation before), and after its last chunk before the generation's end; rank 0, the buddy, killed as it
-     * makes the copy durable. Each point lies in the third generation or a later one, so a global checkpoint exists.
+     * makes the copy durable, its record of the global commits lost with its node. Each point lies in the third
+     * generation or a later one, so a global checkpoint exists.
      */
     @ParameterizedTest
     @ValueSource(strings = {"1:" + CrashPoints.IN_TASK + ":100", "1:" + CrashPoints.BUDDY_STREAM + ":5",
@@ -130,16 +131,32 @@ class BuddyNodeLossTest
         assertRestoredFromBuddy(run, 1, 0);
     }
 
+    /** In a ring of three, rank 1 and its buddy rank 2 lost together: rank 0's record names a cut rank 1 lost. */
     @Test
     void aRankAndItsBuddyLostTogetherIsNoSurvivingCopy() throws Exception
     {
-        final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--crash-at",
-            "1:" + CrashPoints.IN_TASK + ":100"), Set.of(0, 1), false, null);
+        final Launch run = launch(dir, 3, List.of("--max-restarts", "2", "--crash-at",
+            "1:" + CrashPoints.IN_TASK + ":40"), Set.of(1, 2), false, null);
         assertNotEquals(0, run.exit, "nothing survived to restore from, yet the job succeeded:\n" +
             run.child.output());
-        assertTrue(run.child.stderr().contains("no surviving copy of rank "), run.child.output());
+        assertTrue(run.child.stderr().contains("no surviving copy of rank 1"), run.child.output());
         assertFalse(Files.exists(run.jsonFile), "a job that could not restore wrote a result:\n" +
             run.child.output());
+    }
+
+    /**
+     * Both nodes of a pair lost, records of the global commits included: nothing says the job ever checkpointed, so
+     * it runs again from the beginning, to the same result.
+     */
+    @Test
+    void everyNodeLostRunsTheJobAgainFromTheBeginning() throws Exception
+    {
+        final Launch run = launch(dir, 2, List.of("--max-restarts", "2", "--crash-at",
+            "1:" + CrashPoints.IN_TASK + ":100"), Set.of(0, 1), false, null);
+        assertEquals(0, run.exit, run.child.output());
+        assertEquals(reference, run.json().get("result_checksum").asText(), run.child.output());
+        assertFalse(run.json().get("recovery").get("restored_global_index").isNumber(), "restored a cut no node " +
+            "kept: " + run.json().get("recovery"));
     }
 
     /**
@@ -186,6 +203,13 @@ class BuddyNodeLossTest
         assertTrue(run.child.stderr().contains("rank " + victim + "'s own directory cannot restore the global cut at " +
             "index " + json.get("recovery").get("restored_global_index").asLong()), run.child.output());
         assertTrue(run.child.stderr().contains("from its buddy rank " + buddy + ":"), run.child.output());
+        if (victim == 0)
+        {
+            // Rank 0's record of the global commits went with its node: rank 1's own record names the cut.
+            assertTrue(run.child.stderr().contains("rank 0 has no record of the job's global commits") &&
+                run.child.stderr().contains("rank 1 recorded the global cut at index " +
+                json.get("recovery").get("restored_global_index").asLong()), run.child.output());
+        }
     }
 
     /**

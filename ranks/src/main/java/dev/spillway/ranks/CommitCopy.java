@@ -24,6 +24,15 @@ public interface CommitCopy extends AutoCloseable
     void copy(Cut cut, Runnable durable, Consumer<String> failed);
 
     /**
+     * Told, on a thread of the global checkpoints, that the job's newest global cut is now the one at
+     * {@code globalIndex}, once this rank recorded it: a copy of that cut or a newer one must be kept, since a job
+     * whose rank 0 lost its record with its node resumes from the newest cut a surviving rank recorded.
+     */
+    default void globallyCommitted(final long globalIndex)
+    {
+    }
+
+    /**
      * Whether the tasks the runtime held back at {@code cut} may run ({@link CheckpointPolicy#mayRelease}); polled on
      * the IO thread, after {@link #copy}.
      */

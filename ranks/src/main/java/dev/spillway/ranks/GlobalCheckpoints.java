@@ -40,7 +40,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * rank 0 records the global commit ({@code global-commit} beside the ranks' directories) and tells the ranks. A rank
  * begins a cut only once its previous cut is globally committed, so its store, which keeps two generations, always
  * holds the job's newest global checkpoint. A relaunched job agrees on that record before any rank restores
- * ({@link #agreeOnRestore}).
+ * ({@link #agreeOnRestore}). With copies at buddies, every other rank records each global commit it learns too
+ * ({@code global-commit-rank-R}), so that the job still knows its newest global checkpoint when rank 0's node, record
+ * included, is lost.
  *
  * <p>It is the local runtimes' {@link CheckpointPolicy}: never due by itself, since {@link DistributedSpillway}
  * requests every cut. Use one instance per rank.
@@ -49,6 +51,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 {
     /** The file, beside the ranks' directories, in which rank 0 records the newest global commit. */
     public static final String RECORD = "global-commit";
+    /** Beside the record, with copies: {@code global-commit-rank-R} is the newest global commit rank R learned. */
+    public static final String RANK_RECORD_PREFIX = "global-commit-rank-";
     /** Beside the record: {@code rolled-back-R} names the cut a recovery line sent rank R back to. */
     public static final String ROLL_BACK_PREFIX = "rolled-back-";
     private static final System.Logger LOG = System.getLogger(GlobalCheckpoints.class.getName());
@@ -81,6 +85,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** Rank 0: {@link #sentBack} calls not yet applied on the executor; the record waits for them. */
     private final AtomicInteger pendingSendBacks = new AtomicInteger();
     private GlobalCommitRecord record;
+    /** Another rank, with copies: its record of the global commits it learned; null otherwise. */
+    private GlobalCommitRecord learned;
     private CutMessages messages;
     private CutAgreement agreement;
     /** The message-logging protocol's state in the generation resumed from, until the runtime attaches. */
@@ -130,7 +136,9 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 
     /**
      * Every rank calls it after the rendezvous, before opening its checkpoint store: rank 0 reads the job's newest
-     * global commit from {@code root} and every rank learns it.
+     * global commit from {@code root}, every other rank the newest one it learned (recorded with copies only), and
+     * all resume from the newest of them. Rank 0's record is the newest there is unless it was lost with rank 0's
+     * node; a cut another rank recorded was committed by every rank, and copied to every buddy.
      *
      * @return the global index to restore ({@code FileCheckpointStore.Builder.globalCut}), or {@link Cut#LOCAL}
      *         when the job has no global checkpoint.
@@ -138,8 +146,9 @@ public final class GlobalCheckpoints implements CheckpointPolicy
      */
     public static long agreeOnRestore(final Transport transport, final Path root)
     {
+        final int rank = transport.rank();
         long recorded = Cut.LOCAL;
-        if (transport.rank() == DistributedSpillway.ROOT)
+        if (rank == DistributedSpillway.ROOT)
         {
             try
             {
@@ -150,7 +159,46 @@ public final class GlobalCheckpoints implements CheckpointPolicy
                 throw new UncheckedIOException(e.getMessage(), e);
             }
         }
-        return agreeOnRestore(transport, recorded);
+        else
+        {
+            final GlobalCommitRecord learned = new GlobalCommitRecord(rankRecord(root, rank));
+            try
+            {
+                recorded = learned.read(transport.size());
+            }
+            catch (final IOException e)
+            {
+                System.err.println("spillway: rank " + rank + " ignores its record of the global commits: " +
+                    e.getMessage());
+            }
+        }
+        final byte[][] all = Collectives.allGather(transport, CutMessages.RESTORE_TAG,
+            ByteBuffer.allocate(CutMessages.WORD).putLong(recorded).array(), CutMessages.WORD);
+        long newest = Cut.LOCAL;
+        int by = DistributedSpillway.ROOT;
+        for (int r = 0; r < all.length; r++)
+        {
+            final long cut = ByteBuffer.wrap(all[r]).getLong();
+            if (cut != Cut.LOCAL && (newest == Cut.LOCAL || cut > newest))
+            {
+                newest = cut;
+                by = r;
+            }
+        }
+        if (rank == DistributedSpillway.ROOT && by != DistributedSpillway.ROOT)
+        {
+            System.err.println("spillway: rank 0 " + (recorded == Cut.LOCAL ? "has no record of the job's global " +
+                "commits (" + root.resolve(RECORD) + ": lost with its node?)" : "recorded the global cut at index " +
+                recorded) + "; rank " + by + " recorded the global cut at index " + newest + ", the newest any rank " +
+                "recorded: the job resumes from it");
+        }
+        return newest;
+    }
+
+    /** @return where rank {@code rank} records the global commits it learns, beside rank 0's record. */
+    public static Path rankRecord(final Path root, final int rank)
+    {
+        return root.resolve(RANK_RECORD_PREFIX + rank);
     }
 
     /**
@@ -311,7 +359,12 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         }
         else
         {
-            messages.listen(coordinator, CutMessages.GLOBAL_TAG, this::globalCommitted);
+            if (copy != null)
+            {
+                learned = new GlobalCommitRecord(rankRecord(root, transport.rank()));
+                rewriteLearned();
+            }
+            messages.listen(coordinator, CutMessages.GLOBAL_TAG, this::onGlobalCommit);
             messages.listen(coordinator, CutMessages.PROPOSE_TAG, ignored -> messages.send(coordinator,
                 CutMessages.COUNT_TAG, runtime.holdSubmissions()));
             messages.listen(coordinator, CutMessages.DECIDE_TAG, runtime::cutAt);
@@ -332,25 +385,39 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 
     /**
      * The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete; no
-     * later global commit is recorded.
+     * later global commit is recorded. With copies the other ranks remove theirs first, behind a barrier of their
+     * own, so that a record left by a rank that failed meanwhile is never newer than rank 0's.
      */
     void finish()
     {
         runtime.barrier();
         stop();
+        if (learned != null)
+        {
+            delete(learned);
+        }
+        if (copy != null)
+        {
+            runtime.barrier();
+        }
         if (record != null)
         {
-            try
-            {
-                record.delete();
-            }
-            catch (final IOException e)
-            {
-                LOG.log(WARNING, "spillway: cannot remove " + record.file() + ": " + e.getMessage() +
-                    "; a later run in this directory would resume from it");
-            }
+            delete(record);
         }
         runtime.barrier();
+    }
+
+    private static void delete(final GlobalCommitRecord record)
+    {
+        try
+        {
+            record.delete();
+        }
+        catch (final IOException e)
+        {
+            LOG.log(WARNING, "spillway: cannot remove " + record.file() + ": " + e.getMessage() +
+                "; a later run in this directory would resume from it");
+        }
     }
 
     /**
@@ -687,6 +754,58 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             protocol.globallyCommitted(index);
             globallyCommitted = index;
             globalCommits++;
+            if (copy != null)
+            {
+                copy.globallyCommitted(index);
+            }
+        }
+    }
+
+    /** Another rank, executor: rank 0 recorded the global commit of the cut at {@code index}. */
+    private void onGlobalCommit(final long index)
+    {
+        if (learned != null && index > globallyCommitted)
+        {
+            // Before the copy may drop anything older: a job whose rank 0 lost its record resumes from this one.
+            synchronized (stopLock)
+            {
+                if (stopped)
+                {
+                    return;
+                }
+                try
+                {
+                    learned.write(index, transport.size(), incarnation);
+                }
+                catch (final IOException e)
+                {
+                    runtime.restartNeeded("rank " + transport.rank() + " could not record the global commit of the " +
+                        "cut at index " + index + ": " + e.getMessage(), -1);
+                    return;
+                }
+            }
+        }
+        globalCommitted(index);
+    }
+
+    /** Another rank, with copies, as it starts: its record names the cut the job resumed from, or none. */
+    private void rewriteLearned()
+    {
+        try
+        {
+            if (restoredIndex == Cut.LOCAL)
+            {
+                learned.delete();
+            }
+            else
+            {
+                learned.write(restoredIndex, transport.size(), incarnation);
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("rank " + transport.rank() + " could not record the global cut it " +
+                "resumes from in " + learned.file() + ": " + e.getMessage(), e);
         }
     }
 }

@@ -121,9 +121,72 @@ class GlobalCheckpointsTest
         final List<Long> cuts = ranks.get(0).cuts.stream().map(Cut::globalIndex).toList();
         final List<Long> agreed = agreeOnRestore(root);
         assertEquals(Collections.nCopies(RANKS, agreed.get(0)), agreed);
+        for (int r = 1; r < RANKS; r++)
+        {
+            assertFalse(Files.exists(GlobalCheckpoints.rankRecord(root, r)), "rank " + r + " recorded without copies");
+        }
         // Rank 0 began its last cut once the one before was globally committed; the last one may have been too.
         assertTrue(cuts.size() >= 5 && cuts.indexOf(agreed.get(0)) >= cuts.size() - 2,
             "agreed on " + agreed.get(0) + ", rank 0's cuts " + cuts);
+    }
+
+    /**
+     * With copies at buddies every other rank records the global commits it learns, so that a job whose rank 0 lost
+     * its record with its node resumes from the newest cut a surviving rank recorded; a completed job leaves no
+     * record at all. Without copies only rank 0 records ({@link #ranksAgreeOnTheRecordedCutToRestore}).
+     */
+    @Test
+    void withCopiesEveryRankRecordsTheGlobalCommitsSoRankZerosRecordMayBeLost() throws Exception
+    {
+        final Path root = Files.createDirectories(dir.resolve("learned"));
+        run(root, rank -> withCopies(root), (ds, ring, recording) -> ring.submitAll(), false);
+        final long rootRecord = new GlobalCommitRecord(root.resolve(GlobalCheckpoints.RECORD)).read(RANKS);
+        long newest = Cut.LOCAL;
+        for (int r = 1; r < RANKS; r++)
+        {
+            final long learned = new GlobalCommitRecord(GlobalCheckpoints.rankRecord(root, r)).read(RANKS);
+            assertTrue(learned != Cut.LOCAL && learned <= rootRecord, "rank " + r + " recorded " + learned +
+                ", rank 0 " + rootRecord);
+            newest = Math.max(newest, learned);
+        }
+        assertEquals(Collections.nCopies(RANKS, rootRecord), agreeOnRestore(root), "rank 0's record is the newest");
+        Files.delete(root.resolve(GlobalCheckpoints.RECORD));
+        assertEquals(Collections.nCopies(RANKS, newest), agreeOnRestore(root), "without rank 0's record");
+
+        final Path completed = Files.createDirectories(dir.resolve("learned-completed"));
+        run(completed, rank -> withCopies(completed), (ds, ring, recording) -> ring.submitAll(), true);
+        try (var left = Files.list(completed))
+        {
+            assertEquals(List.of(), left.map(f -> f.getFileName().toString())
+                .filter(name -> name.startsWith(GlobalCheckpoints.RECORD)).toList(), "records of a completed job");
+        }
+        assertEquals(Collections.nCopies(RANKS, Cut.LOCAL), agreeOnRestore(completed), "a completed job");
+    }
+
+    /** @return a rank's policy whose generations count once a copy, made at once, is durable. */
+    private static GlobalCheckpoints withCopies(final Path root)
+    {
+        final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        policy.copyCommitsTo(new CommitCopy()
+        {
+            @Override
+            public void copy(final Cut cut, final Runnable durable, final java.util.function.Consumer<String> failed)
+            {
+                java.util.concurrent.CompletableFuture.runAsync(durable);
+            }
+
+            @Override
+            public String state()
+            {
+                return "copies made at once";
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        });
+        return policy;
     }
 
     @Test

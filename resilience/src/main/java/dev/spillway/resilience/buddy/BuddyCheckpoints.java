@@ -219,6 +219,7 @@ public final class BuddyCheckpoints implements CommitCopy
             }
             throw e;
         }
+        keeper.keepFrom(resumed);
         final double fetchSeconds = restoredFrom == null ? 0 : (System.nanoTime() - fetchStart) / 1e9;
         if (resumed != Cut.LOCAL && !held.buddyHolds(me, resumed))
         {
@@ -243,6 +244,13 @@ public final class BuddyCheckpoints implements CommitCopy
     public void copy(final Cut cut, final Runnable durable, final Consumer<String> failed)
     {
         shipper.copy(cut, durable, failed);
+    }
+
+    /** Keeps every copy of the partner's from the cut at {@code globalIndex} on, besides the {@link #KEPT} newest. */
+    @Override
+    public void globallyCommitted(final long globalIndex)
+    {
+        keeper.keepFrom(globalIndex);
     }
 
     /**

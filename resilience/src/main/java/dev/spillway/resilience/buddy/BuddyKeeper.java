@@ -1,5 +1,6 @@
 package dev.spillway.resilience.buddy;
 
+import dev.spillway.checkpoint.Cut;
 import dev.spillway.io.CrashPoints;
 import dev.spillway.rdma.Collectives;
 import dev.spillway.rdma.Header;
@@ -23,7 +24,8 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * Keeps a partner rank's copy: on a thread of its own, writes the chunks its partner streams into
  * {@code DIR/rank-B/buddy-of-R/}, and at each generation's end forces and renames the files, keeps the three newest
- * generations and answers whether the copy is durable. The partner's newest global checkpoint is among them: a rank
+ * generations and every one from the newest global cut this rank recorded on ({@link #keepFrom}), and answers whether
+ * the copy is durable. The partner's newest global checkpoint is among them: a rank
  * begins a cut only once the cut two before it is globally committed, and a restart first drops copies newer than
  * the cut it resumes from ({@link GenerationFiles#dropAfter}). Chunks of a generation that never ended (the partner
  * died sending it) are dropped when the next one starts; messages of a lost incarnation are fenced by the transport.
@@ -48,6 +50,8 @@ final class BuddyKeeper implements AutoCloseable
     private final SlotSends credits;
     private final Thread thread;
     private volatile boolean closed;
+    /** The global index of the oldest cut whose copy is kept whether or not it is among the newest. */
+    private volatile long keptFrom = Long.MAX_VALUE;
     /** Keeper thread: why the generation arriving cannot be kept, empty while it can. */
     private String error = "";
 
@@ -74,6 +78,19 @@ final class BuddyKeeper implements AutoCloseable
         final BuddyKeeper keeper = new BuddyKeeper(transport, partner, copy, stream);
         keeper.thread.start();
         return keeper;
+    }
+
+    /**
+     * Keeps every copy of a cut at or after {@code globalIndex} from now on: the job's newest global cut, which this
+     * rank recorded. Should rank 0's record be lost, the job resumes from the newest cut a surviving rank recorded,
+     * older perhaps than the partner's three newest.
+     */
+    void keepFrom(final long globalIndex)
+    {
+        if (globalIndex != Cut.LOCAL)
+        {
+            keptFrom = globalIndex;
+        }
     }
 
     /** @return the window the partner puts its messages into, or null when it sends them. */
@@ -240,7 +257,7 @@ final class BuddyKeeper implements AutoCloseable
             if (result.isEmpty())
             {
                 files.finish(gen, names);
-                GenerationFiles.keepNewest(copy, BuddyCheckpoints.KEPT, warning -> LOG.log(WARNING,
+                GenerationFiles.keepNewest(copy, BuddyCheckpoints.KEPT, keptFrom, warning -> LOG.log(WARNING,
                     "spillway: buddy copy: " + warning));
             }
             else

@@ -226,25 +226,28 @@ public final class GenerationFiles
     }
 
     /**
-     * Keeps the {@code generations} newest generations of {@code dir} whose manifests verify, with exactly the blocks
-     * files they refer to; deletes every other generation file and temporary.
+     * Keeps the {@code generations} newest generations of {@code dir} whose manifests verify, and every other one whose
+     * cut lies at or after the global index {@code keptFrom}, with exactly the blocks files they refer to; deletes
+     * every other generation file and temporary.
      *
-     * @param warn told of each file that could not be deleted.
+     * @param keptFrom {@link Long#MAX_VALUE} to keep the newest only.
+     * @param warn     told of each file that could not be deleted.
      */
-    public static void keepNewest(final Path dir, final int generations, final Consumer<String> warn)
-        throws IOException
+    public static void keepNewest(final Path dir, final int generations, final long keptFrom,
+        final Consumer<String> warn) throws IOException
     {
         final Set<Long> kept = new HashSet<>();
         final Set<Long> referenced = new HashSet<>();
         for (final long generation : Generations.scan(dir).manifests())
         {
-            if (kept.size() == generations)
-            {
-                break;
-            }
             try
             {
-                read(dir, generation).entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
+                final Manifest manifest = read(dir, generation);
+                if (kept.size() >= generations && manifest.cut().globalIndex() < keptFrom)
+                {
+                    continue;
+                }
+                manifest.entries().values().forEach(entry -> referenced.add(entry.fileGeneration()));
                 kept.add(generation);
             }
             catch (final IOException e)

@@ -46,6 +46,31 @@ class GlobalCutRestoreTest
         }
     }
 
+    /**
+     * A buddy keeps its partner's three newest copies and, besides them, every one from the newest global cut it
+     * knows on, which may be older.
+     */
+    @Test
+    void keepNewestAlsoKeepsEveryCutFromTheOneNamed() throws IOException
+    {
+        try (FileCheckpointStore store = FileCheckpointStore.builder(dir).keep(5).open())
+        {
+            assertNull(store.restore(line -> { }));
+            for (int k = 1; k <= 5; k++)
+            {
+                final GenerationWriter w = store.begin(new Cut(store.nextGeneration(), 10L * k, 40L * k, 0, 42));
+                w.save("a", aligned(bytes(k, 5000)), k);
+                w.commit();
+            }
+        }
+        final java.util.List<String> warnings = new java.util.ArrayList<>();
+        GenerationFiles.keepNewest(dir, 3, 80, warnings::add);
+        assertEquals(java.util.List.of(200L, 160L, 120L, 80L), GenerationFiles.completeCuts(dir, Long.MAX_VALUE));
+        GenerationFiles.keepNewest(dir, 3, Long.MAX_VALUE, warnings::add);
+        assertEquals(java.util.List.of(200L, 160L, 120L), GenerationFiles.completeCuts(dir, Long.MAX_VALUE));
+        assertEquals(java.util.List.of(), warnings);
+    }
+
     @Test
     void restoresTheGlobalCutNotTheNewestGeneration() throws IOException
     {
