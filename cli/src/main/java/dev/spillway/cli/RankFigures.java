@@ -41,11 +41,13 @@ import java.util.Map;
  * @param recoveryS     {@code restoreS + reexecuteS}: what starting again cost this rank (0 when it ran on).
  * @param p2f           its past-to-future logging counts ({@link RankProtocol.Figures#NONE} without it).
  * @param stats         its runtime's counters.
+ * @param peakRssBytes  its process's peak resident set by the end of its compute phase (heap, off-heap, code), or
+ *                      -1 where the system does not say.
  */
 record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredIndex, double timeS, long tasks,
     long bytesRead, long bytesWritten, long sends, long bytesSent, long receives, long bytesReceived, int checkpoints,
     double restoreS, double reexecuteS, long reexecutedTasks, double recoveryS, RankProtocol.Figures p2f,
-    RunStats stats)
+    RunStats stats, long peakRssBytes)
 {
     private static final int GATHER_TAG = 7;
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -58,7 +60,8 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
         final double restore = c.restoreSeconds() + fetchS;
         return new RankFigures(s.rank(), incarnation, incarnation > 0, restoredIndex, r.timeSeconds(), s.tasksHere(),
             r.bytesRead(), r.bytesWritten(), s.sends(), s.bytesSent(), s.receives(), s.bytesReceived(), c.committed(),
-            restore, c.reexecuteSeconds(), c.reexecutedTasks(), restore + c.reexecuteSeconds(), p2f, stats);
+            restore, c.reexecuteSeconds(), c.reexecutedTasks(), restore + c.reexecuteSeconds(), p2f, stats,
+            PeakResident.bytes());
     }
 
     /** @return every rank's figures, in rank order; a collective. */
@@ -112,8 +115,9 @@ record RankFigures(int rank, int incarnation, boolean rolledBack, long restoredI
     String describe()
     {
         return String.format("rank %d: %d tasks in %.2f s; sent %d objects (%s), received %d (%s); " +
-            "NVMe read %s, wrote %s%s", rank, tasks, timeS, sends, ByteUnits.format(bytesSent), receives,
+            "NVMe read %s, wrote %s%s%s", rank, tasks, timeS, sends, ByteUnits.format(bytesSent), receives,
             ByteUnits.format(bytesReceived), ByteUnits.format(bytesRead), ByteUnits.format(bytesWritten),
+            peakRssBytes < 0 ? "" : "; peak RSS " + ByteUnits.format(peakRssBytes),
             incarnation == 0 ? "" : "; incarnation " + incarnation + ", resumed from " +
             (restoredIndex < 0 ? "the beginning" : "the cut at global index " + restoredIndex));
     }
