@@ -271,6 +271,39 @@ public final class Spillway implements TaskRuntime
         engine.checkpointHere(globalIndex);
     }
 
+    /**
+     * Holds admission for a cut agreed behind the submission front: tasks go on being submitted, none is admitted to
+     * DRAM until {@link #checkpointAt} or {@link #releaseAdmissionHold}. A distributed runtime holds it while the ranks
+     * agree on a cut at their admission fronts.
+     *
+     * @return the admission front: the sequence number ({@link TaskHandle#seq()}) one past the latest task admitted,
+     *         so no task at or after it has touched its data.
+     */
+    public long holdAdmission()
+    {
+        return engine.holdAdmission();
+    }
+
+    /**
+     * As {@link #checkpointHere}, but before task {@code frontier}, which may be submitted already, then releases the
+     * admission hold. Needs a checkpoint policy that allows it
+     * ({@link dev.spillway.checkpoint.CheckpointPolicy#cutsBehindSubmission}) and admission held at or before
+     * {@code frontier} ({@link #holdAdmission}), and it may not lie before an earlier cut.
+     *
+     * @param frontier    the sequence number of the first task after the cut.
+     * @param globalIndex stored as the cut's {@link dev.spillway.checkpoint.Cut#globalIndex}.
+     */
+    public void checkpointAt(final long frontier, final long globalIndex)
+    {
+        engine.checkpointAt(frontier, globalIndex);
+    }
+
+    /** Ends a {@link #holdAdmission} without a cut. */
+    public void releaseAdmissionHold()
+    {
+        engine.releaseAdmissionHold();
+    }
+
     /** @return what checkpointing did in this run, and what a restart restored. */
     public CheckpointReport checkpointReport()
     {

@@ -71,7 +71,7 @@ final class P2fTrace implements DistributedSpillway.Recorder, Closeable
     }
 
     @Override
-    public void cut(final long globalIndex)
+    public void cut(final long globalIndex, final long frontier)
     {
         line(Map.of("cut", globalIndex));
     }

@@ -101,6 +101,28 @@ class RankRelaunchTest
             "checkpoint, which the second relaunch restores: " + recovery);
     }
 
+    /**
+     * Cuts agreed at run time lie at the ranks' admission fronts, behind what they submitted (LU submits its whole
+     * graph at once): rank 1 killed as it renames the manifest of its second such cut resumes, with the others, from
+     * the first, whose program hash was taken behind the submission front; the result equals a failure-free run's.
+     */
+    @Test
+    void survivesAKillWithCutsAgreedAtRunTime() throws Exception
+    {
+        // Long enough for rounds every 0.3 s to begin after LU submitted its whole graph.
+        final List<String> run = List.of("run", "lu", "--n", "1024", "--tile", "64", "--workers", "1", "--dram", "4m",
+            "--checkpoint-every", "0.3s");
+        final Launch launch = launch(dir, List.of("--max-restarts", "2", "--crash-at",
+            "1:" + CrashPoints.MANIFEST_RENAME + ":2"), run);
+        assertEquals(1, launch.killed.size(), launch.child.output());
+        final JsonNode expected = launch(dir.resolve("reference"), List.of(), run).json;
+        assertEquals(expected.get("result_checksum").asText(), launch.json.get("result_checksum").asText(),
+            "the relaunched job's result differs from the failure-free run's\n" + launch.child.output());
+        assertTrue(launch.json.get("recovery").get("restored_global_index").isNumber(), "rank 1 began its second cut " +
+            "once the first was globally committed, so one is restored: " + launch.json.get("recovery") + "\n" +
+            launch.child.output());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"1:" + CrashPoints.TRANSFER_SEND + ":6", "0:" + CrashPoints.IN_TASK + ":50"})
     void stencilSurvivesAKill(final String spec) throws Exception
@@ -175,9 +197,16 @@ class RankRelaunchTest
     /** Runs {@code spillway launch -n 3 <args> --checkpoint-dir ...}, killing every rank that reports a crash point. */
     private static Launch launch(final Path dir, final List<String> args) throws Exception
     {
+        return launch(dir, args, List.of());
+    }
+
+    /** Runs {@code launch -n 3 args run...}. */
+    private static Launch launch(final Path dir, final List<String> args, final List<String> run) throws Exception
+    {
         Files.createDirectories(dir);
         final List<String> all = new ArrayList<>(List.of("launch", "-n", "3"));
         all.addAll(args);
+        all.addAll(run);
         all.addAll(List.of("--checkpoint-dir", dir.resolve("ckpt").toString(), "--dir", dir.resolve("spill").toString(),
             "--json", dir.resolve("out.json").toString()));
         final RankChild child = RankChild.cli("launch", all).start(dir);

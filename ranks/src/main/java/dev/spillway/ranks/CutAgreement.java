@@ -7,8 +7,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Rank 0's side of an agreed cut ({@link GlobalCheckpoints#agreed}): when the timing policy says a checkpoint is due
- * and the previous agreed cut is globally committed, rank 0 asks every rank for its submission count; each holds its
- * further submissions and answers; the largest count is the cut every rank takes. All on the checkpoint executor.
+ * and the previous agreed cut is globally committed, rank 0 asks every rank for its admission front; each holds its
+ * admission (not its submissions) and answers with the global index past the latest task it admitted; the largest is
+ * the cut every rank takes, behind its submission front or ahead of it. All on the checkpoint executor.
  */
 final class CutAgreement
 {
@@ -48,7 +49,7 @@ final class CutAgreement
         }
         roundOpen = true;
         counts = 0;
-        largestCount = runtime.holdSubmissions();
+        largestCount = runtime.holdForCut();
         messages.sendToOthers(CutMessages.PROPOSE_TAG, 0);
         if (messages.transport().size() == 1)
         {
@@ -56,7 +57,7 @@ final class CutAgreement
         }
     }
 
-    /** A rank's submission count, reported while it holds further submissions. */
+    /** A rank's admission front, reported while it holds admission. */
     void onCount(final long count)
     {
         largestCount = Math.max(largestCount, count);

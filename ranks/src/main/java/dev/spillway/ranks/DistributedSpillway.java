@@ -234,16 +234,16 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /**
-     * Holds this rank's further submissions until {@link #cutAt}.
+     * Holds this rank's admission until {@link #cutAt}; submissions go on.
      *
-     * @return how many tasks it submitted so far.
+     * @return its admission front as a global index: no task at or after it was admitted here.
      */
-    long holdSubmissions()
+    long holdForCut()
     {
         return cuts.hold();
     }
 
-    /** The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut); submissions go on. */
+    /** The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut), at or after every admission front. */
     void cutAt(final long index)
     {
         cuts.cutAt(index);
@@ -539,6 +539,7 @@ public final class DistributedSpillway implements TaskRuntime
                     task.access(objects[i].local, privileges[i]);
                 }
                 handle = task.submit(body);
+                cuts.submitted(globalIndex, handle.seq());
                 tasksHere++;
                 if (recorder != null)
                 {
@@ -571,7 +572,7 @@ public final class DistributedSpillway implements TaskRuntime
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
             if (protocol.capturesAtSend(target))
             {
-                capture(object, target, priority);
+                capture(object, target, priority, globalIndex);
             }
         }
         else if (target == rank)
@@ -580,6 +581,10 @@ public final class DistributedSpillway implements TaskRuntime
             final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss,
                 ssn, stamped ? protocol : RankProtocol.NONE, acks, sessions);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
+        }
+        if (half != null)
+        {
+            cuts.submitted(globalIndex, half.seq());
         }
         if (half != null && recorder != null)
         {
@@ -590,13 +595,15 @@ public final class DistributedSpillway implements TaskRuntime
     }
 
     /** Copies the payload of a transfer logged at its send into a local object of its own. */
-    private void capture(final Placement object, final int target, final int priority)
+    private void capture(final Placement object, final int target, final int priority, final long globalIndex)
     {
         final Data from = object.local;
         final String tag = RankProtocol.logTag(from.tag(), object.version, target);
         final Data log = local.data(tag, from.size());
-        local.task("log '" + from.tag() + "' v" + object.version + " for rank " + target).read(from).write(log)
-            .priority(priority).submit(ctx -> ctx.buffer(log).put(0, ctx.buffer(from), 0, from.size()));
+        final TaskHandle copy = local.task("log '" + from.tag() + "' v" + object.version + " for rank " + target)
+            .read(from).write(log).priority(priority).submit(ctx -> ctx.buffer(log).put(0, ctx.buffer(from), 0,
+                from.size()));
+        cuts.submitted(globalIndex, copy.seq());
     }
 
     /**
@@ -612,8 +619,8 @@ public final class DistributedSpillway implements TaskRuntime
         /** This rank's half of moving {@code version} of {@code object} for the task at {@code globalIndex}. */
         void transfer(boolean send, int source, int target, String object, int version, long globalIndex, long seq);
 
-        /** A cut requested at {@code globalIndex}, between the local tasks submitted so far and the next. */
-        void cut(long globalIndex);
+        /** A cut requested at {@code globalIndex}, before local task {@code frontier} (submitted or the next). */
+        void cut(long globalIndex, long frontier);
 
         /** The message-logging protocol: this rank posted its send of {@code version} of {@code object}. */
         default void posted(final int target, final String object, final int version)

@@ -366,7 +366,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             }
             messages.listen(coordinator, CutMessages.GLOBAL_TAG, this::onGlobalCommit);
             messages.listen(coordinator, CutMessages.PROPOSE_TAG, ignored -> messages.send(coordinator,
-                CutMessages.COUNT_TAG, runtime.holdSubmissions()));
+                CutMessages.COUNT_TAG, runtime.holdForCut()));
             messages.listen(coordinator, CutMessages.DECIDE_TAG, runtime::cutAt);
         }
     }
@@ -459,6 +459,13 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             stopped = true;
         }
+    }
+
+    /** Agreed cuts lie at the ranks' admission fronts, behind their submission fronts. */
+    @Override
+    public boolean cutsBehindSubmission()
+    {
+        return timing != null;
     }
 
     @Override

@@ -4,19 +4,20 @@ import dev.spillway.Spillway;
 
 /**
  * Where this rank's submissions stand against the job's cuts: the global index of the next task (the same on every
- * rank), the index of the next cut, and whether submissions are held while the ranks agree on one. Every method runs
- * under the runtime's submission lock, which it is given; {@link #hold}, {@link #cutAt} and {@link #release} take it
- * themselves.
+ * rank), the index of the next cut, and, while the ranks agree on one, the admission front this rank reported. Every
+ * method runs under the runtime's submission lock, which it is given; {@link #hold}, {@link #cutAt} and
+ * {@link #release} take it themselves.
  */
 final class SubmissionCuts
 {
     private final Object lock;
     private final Spillway local;
     private final GlobalCheckpoints checkpoints;
+    private final LocalFrontiers frontiers = new LocalFrontiers();
     private long globalIndex;
     private long nextCut;
-    private boolean held;
-    private boolean released;
+    /** The admission front this rank reported for the cut being agreed: no cut may lie before it. */
+    private long heldFront;
     /** Null for none. */
     private final DistributedSpillway.Recorder recorder;
 
@@ -38,15 +39,20 @@ final class SubmissionCuts
     }
 
     /**
-     * Before a task: waits while submissions are held, cuts if one is due.
+     * Before a task: cuts if one is due.
      *
      * @return the task's global index.
      */
     long begin()
     {
-        waitWhileHeld();
         cutIfDue();
         return globalIndex++;
+    }
+
+    /** A local task, the next one, was submitted for the task at {@code index}. */
+    void submitted(final long index, final long seq)
+    {
+        frontiers.submitted(index, seq);
     }
 
     /** After a task, too: a rank may submit no further task (the cut after its last). */
@@ -56,48 +62,58 @@ final class SubmissionCuts
     }
 
     /**
-     * Holds further submissions until {@link #cutAt}.
+     * Holds admission until {@link #cutAt}; submissions go on.
      *
-     * @return how many tasks were submitted so far.
+     * @return the admission front as a global index: no local task at or after it was admitted.
      */
     long hold()
     {
+        final long seqFront = local.holdAdmission();
         synchronized (lock)
         {
-            held = !released;
-            return globalIndex;
+            // Every local task submitted was admitted: the front is the submission front.
+            heldFront = seqFront >= frontiers.nextSeq() ? globalIndex : frontiers.globalFront(seqFront);
+            return heldFront;
         }
     }
 
-    /** The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut); submissions go on. */
+    /**
+     * The ranks agreed to cut at {@code index} ({@code Cut.LOCAL}: no cut), at or after every rank's admission
+     * front: behind this rank's submission front, the cut is requested there at once; ahead of it, when submission
+     * reaches it. Admission goes on.
+     */
     void cutAt(final long index)
     {
         synchronized (lock)
         {
-            held = false;
-            lock.notifyAll();
-            if (index >= 0)
+            if (index < 0)
             {
-                if (index < globalIndex)
-                {
-                    throw new IllegalStateException("the ranks agreed to cut at global index " + index + ", but " +
-                        "this rank had submitted " + globalIndex + " tasks: it submitted while held");
-                }
+                local.releaseAdmissionHold();
+                return;
+            }
+            if (index < heldFront)
+            {
+                local.releaseAdmissionHold();
+                throw new IllegalStateException("the ranks agreed to cut at global index " + index + ", but this " +
+                    "rank had admitted tasks up to global index " + heldFront + ", which it reported");
+            }
+            if (index >= globalIndex)
+            {
+                local.releaseAdmissionHold();
                 nextCut = index;
                 cutIfDue();
+                return;
             }
+            final long frontier = frontiers.frontierOf(index);
+            local.checkpointAt(frontier, index);
+            cut(index, frontier);
         }
     }
 
     /** The job stops for a restart: nothing is held any more. */
     void release()
     {
-        synchronized (lock)
-        {
-            released = true;
-            held = false;
-            lock.notifyAll();
-        }
+        local.releaseAdmissionHold();
     }
 
     private void cutIfDue()
@@ -107,35 +123,21 @@ final class SubmissionCuts
             return;
         }
         local.checkpointHere(globalIndex);
-        if (globalIndex > checkpoints.restoredIndex())
+        cut(globalIndex, frontiers.nextSeq());
+    }
+
+    /** After a cut was requested at {@code index}, before local task {@code frontier}. */
+    private void cut(final long index, final long frontier)
+    {
+        if (index > checkpoints.restoredIndex())
         {
-            protocol.cut(globalIndex);
+            protocol.cut(index);
         }
         if (recorder != null)
         {
-            recorder.cut(globalIndex);
+            recorder.cut(index, frontier);
         }
-        nextCut = checkpoints.cutAfter(globalIndex);
-    }
-
-    /** Waits while the ranks agree on a cut (one round trip to rank 0). */
-    private void waitWhileHeld()
-    {
-        boolean interrupted = false;
-        while (held)
-        {
-            try
-            {
-                lock.wait();
-            }
-            catch (final InterruptedException e)
-            {
-                interrupted = true;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
+        frontiers.cutAt(index);
+        nextCut = checkpoints.cutAfter(index);
     }
 }

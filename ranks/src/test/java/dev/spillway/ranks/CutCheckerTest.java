@@ -43,9 +43,9 @@ class CutCheckerTest
         final CutRecording zero = new CutRecording(0);
         zero.task(0, 0);
         zero.transfer(true, 0, 1, "x", 1, 1, 1);
-        zero.cut(2);
+        zero.cut(2, 2);
         final CutRecording one = new CutRecording(1);
-        one.cut(2);
+        one.cut(2, 0);
         one.transfer(false, 0, 1, "x", 1, 1, 0);
         one.task(1, 1);
         final List<String> v = CutChecker.violations(List.of(zero, one), committed(zero, one));
@@ -74,11 +74,11 @@ class CutCheckerTest
         final CutRecording zero = new CutRecording(0);
         zero.task(0, 0);
         zero.transfer(true, 0, 1, "x", 1, 1, 1);
-        zero.cut(2);
+        zero.cut(2, 2);
         final CutRecording one = new CutRecording(1);
         one.transfer(false, 0, 1, "x", 1, 1, 0);
         one.task(1, 1);
-        one.cut(2);
+        one.cut(2, 2);
         return List.of(zero, one);
     }
 

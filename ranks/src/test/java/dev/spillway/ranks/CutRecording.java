@@ -8,14 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What one rank submitted, for the {@link CutChecker}: its transfer halves with their local sequence numbers, and the
- * local frontier of every cut it requested (the sequence number its next local task got, or would have got).
+ * local frontier of every cut it requested (the sequence number of the first local task after it, submitted or not).
  */
 final class CutRecording implements DistributedSpillway.Recorder
 {
     final int rank;
     private final List<Half> halves = new ArrayList<>();
     private final TreeMap<Long, Long> frontiers = new TreeMap<>();
-    private long nextSeq;
 
     CutRecording(final int rank)
     {
@@ -25,7 +24,6 @@ final class CutRecording implements DistributedSpillway.Recorder
     @Override
     public synchronized void task(final long globalIndex, final long seq)
     {
-        nextSeq = seq + 1;
     }
 
     @Override
@@ -33,13 +31,12 @@ final class CutRecording implements DistributedSpillway.Recorder
         final int version, final long globalIndex, final long seq)
     {
         halves.add(new Half(send, source, target, object, version, globalIndex, seq));
-        nextSeq = seq + 1;
     }
 
     @Override
-    public synchronized void cut(final long globalIndex)
+    public synchronized void cut(final long globalIndex, final long frontier)
     {
-        frontiers.put(globalIndex, nextSeq);
+        frontiers.put(globalIndex, frontier);
         notifyAll();
     }
 

@@ -89,25 +89,86 @@ class GlobalCheckpointsTest
             last.key())), v.toString());
     }
 
+    /** Each round's cut lies at the ranks' largest admission front: at or behind rank 0's submission front. */
     @Test
     void agreedCutsAreAtTheSameIndicesOnEveryRankAndConsistent() throws Exception
     {
         final List<Round> rounds = List.of(new Round(10, 1), new Round(22, 2), new Round(34, 3), new Round(46, 1),
             new Round(58, 2), new Round(70, 3));
-        final List<RankRun> ranks = runAgreed(rounds);
-        assertSameConsistentCuts(ranks, rounds.stream().map(Round::cut).toList());
+        assertAgreedCuts(runAgreed(rounds), rounds);
     }
 
     /**
-     * Rank 0 has submitted every task and ranks 1 and 2 all but the last when they agree on a cut: all three cut
-     * after the last task. (Ranks 1 and 2 used to cut only before a further task, so they never took that cut.)
+     * Rank 0 holds admission while it submits 20 tasks past where ranks 1 and 2 wait, so every admission front lies
+     * at or behind the index they wait at: the cut lies there, behind rank 0's submission front, and rank 0 takes it
+     * behind the tasks it submitted since.
+     */
+    @Test
+    void anAgreedCutLiesAtTheAdmissionFrontsBehindTheSubmissionFront() throws Exception
+    {
+        final Round round = new Round(40, 20, Round.Rank0.PAUSED);
+        final List<RankRun> ranks = runAgreed(List.of(round));
+        assertAgreedCuts(ranks, List.of(round));
+        assertTrue(ranks.get(0).cuts.get(0).globalIndex() <= round.at(), "the cut at " +
+            ranks.get(0).cuts.get(0).globalIndex() + " lies past every admission front (at most " + round.at() + ")");
+    }
+
+    /**
+     * Rank 0 has submitted and run every task, the last five its own, and ranks 1 and 2 all but those five when they
+     * agree on a cut: rank 0's admission front is the end, and all three cut after the last task, ranks 1 and 2 as
+     * their submissions reach it. (They used to cut only before a further task, so they never took that cut.)
      */
     @Test
     void anAgreedCutAfterTheLastTaskIsTakenOnEveryRank() throws Exception
     {
-        final List<Round> rounds = List.of(new Round(30, 2), new Round(TASKS - 1, 1));
-        final List<RankRun> ranks = runAgreed(rounds);
-        assertSameConsistentCuts(ranks, List.of(32L, (long)TASKS));
+        final Path root = Files.createDirectories(dir.resolve("after-last"));
+        final OnDemand due = new OnDemand();
+        final CountDownLatch decided = new CountDownLatch(1);
+        final int own = 5;
+        final List<RankRun> ranks = run(root, rank -> GlobalCheckpoints.agreed(rank == DistributedSpillway.ROOT ?
+            due : new OnDemand(), root, Cut.LOCAL, 0), (ds, ring, recording) ->
+        {
+            for (int k = 0; k < TASKS; k++)
+            {
+                ring.submit(k);
+            }
+            final Data mine = ds.data("rank 0's own", BYTES, DistributedSpillway.ROOT);
+            if (ds.rank() != DistributedSpillway.ROOT)
+            {
+                assertTrue(decided.await(LIMIT.toSeconds(), TimeUnit.SECONDS), "rank 0 did not cut in 300 s");
+            }
+            for (int i = 0; i < own; i++)
+            {
+                final int value = i;
+                ds.task("own " + i).write(mine).submit(ctx -> ctx.buffer(mine).putInt(0, value));
+            }
+            if (ds.rank() == DistributedSpillway.ROOT)
+            {
+                ds.local().awaitAll();
+                due.arm();
+                assertTrue(recording.awaitCuts(1, LIMIT), "rank 0 did not cut in 300 s");
+                decided.countDown();
+            }
+            else
+            {
+                // Submissions are not held while the ranks agree: the decision may come after the last one.
+                assertTrue(recording.awaitCuts(1, LIMIT), "rank " + ds.rank() + " did not cut in 300 s");
+            }
+        }, true);
+        assertSameConsistentCuts(ranks, List.of((long)TASKS + own));
+    }
+
+    /** One agreed cut per round on every rank, each past the one before and at or behind rank 0's submissions. */
+    private static void assertAgreedCuts(final List<RankRun> ranks, final List<Round> rounds)
+    {
+        final List<Long> cuts = ranks.get(0).cuts.stream().map(Cut::globalIndex).toList();
+        assertEquals(rounds.size(), cuts.size(), "cuts " + cuts + " for " + rounds);
+        for (int i = 0; i < cuts.size(); i++)
+        {
+            assertTrue(cuts.get(i) <= rounds.get(i).cut() && (i == 0 || cuts.get(i) > cuts.get(i - 1)),
+                "cuts " + cuts + " for " + rounds);
+        }
+        assertSameConsistentCuts(ranks, cuts);
     }
 
     @Test
@@ -424,10 +485,19 @@ class GlobalCheckpointsTest
             for (int k = 0; k <= TASKS; k++)
             {
                 final Round r = round < rounds.size() ? rounds.get(round) : null;
+                if (r != null && ds.rank() == DistributedSpillway.ROOT && k == r.at() &&
+                    r.rank0() == Round.Rank0.PAUSED)
+                {
+                    ds.local().pause();
+                }
                 if (r != null && ds.rank() == DistributedSpillway.ROOT && k == r.cut())
                 {
                     due.arm();
                     assertTrue(recording.awaitCuts(round + 1, LIMIT), "rank 0 did not cut at " + k + " in 300 s");
+                    if (r.rank0() == Round.Rank0.PAUSED)
+                    {
+                        ds.local().resume();
+                    }
                     decided[round++].countDown();
                 }
                 else if (r != null && ds.rank() != DistributedSpillway.ROOT && k == r.at)
@@ -589,8 +659,26 @@ class GlobalCheckpointsTest
     }
 
     /** One agreed cut: ranks 1 and 2 wait before task {@code at}, rank 0 asks for the cut {@code ahead} tasks on. */
-    private record Round(int at, int ahead)
+    /**
+     * A round of the agreed tests: ranks 1 and 2 wait after {@code at} tasks, rank 0 asks for a cut after
+     * {@code at + ahead}.
+     */
+    private record Round(int at, int ahead, Rank0 rank0)
     {
+        /** What rank 0 does besides. */
+        enum Rank0
+        {
+            /** Nothing. */
+            SUBMITS,
+            /** Holds admission from {@code at} on until its cut is requested. */
+            PAUSED
+        }
+
+        Round(final int at, final int ahead)
+        {
+            this(at, ahead, Rank0.SUBMITS);
+        }
+
         long cut()
         {
             return at + ahead;

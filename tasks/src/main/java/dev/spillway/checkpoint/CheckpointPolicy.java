@@ -20,6 +20,16 @@ public interface CheckpointPolicy
     void committed(CheckpointCost cost);
 
     /**
+     * Whether cuts may be requested behind the submission front ({@code Spillway.checkpointAt}): the runtime then
+     * keeps the program hash after each task a cut may still precede. A distributed job that agrees its cuts at run
+     * time does so at the ranks' admission fronts.
+     */
+    default boolean cutsBehindSubmission()
+    {
+        return false;
+    }
+
+    /**
      * Whether a cut requested with {@code Spillway.checkpointHere} may begin now; polled until it may. Tasks
      * submitted after the request wait meanwhile. A distributed job's policy uses it to keep every rank's newest
      * global checkpoint until a newer one is committed on every rank.

@@ -118,6 +118,15 @@ final class Checkpointer
         }
     }
 
+    /**
+     * IO thread: the admission front, one past the latest task admitted (or the newest committed cut's frontier): no
+     * task at or after it has touched its data.
+     */
+    long admissionFront()
+    {
+        return Math.max(latestAdmitted == null ? 0 : latestAdmitted.seq + 1, generation.lastCommittedFrontier());
+    }
+
     /** IO thread: a cut was requested at {@code request.frontier()}; later tasks park until it begins. */
     void requested(final CutRequest request)
     {

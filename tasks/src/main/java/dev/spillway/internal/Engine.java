@@ -27,7 +27,11 @@ import dev.spillway.memory.TileBuffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -57,6 +61,13 @@ public final class Engine
         e.kind = EngineEvent.Kind.CUT;
         e.cut = cut;
     };
+    private static final EventTranslatorOneArg<EngineEvent, CompletableFuture<Long>> HOLD_TRANSLATOR =
+        (e, seq, front) ->
+        {
+            e.kind = EngineEvent.Kind.HOLD_FOR_CUT;
+            e.front = front;
+        };
+    private static final long HOLD_POLL_MS = 100;
     /** Tiles are page-aligned whatever the store needs, so DRAM accounting is the same for every store. */
     private static final int PAGE = 4096;
 
@@ -83,6 +94,8 @@ public final class Engine
     private final WaitReports waits;
     private final Totals totals;
     private final FatalError fatal = new FatalError();
+    /** Set once the threads stopped: the IO thread answers nothing more. */
+    private volatile boolean stopped;
 
     /** Under the close lock. */
     private CloseReport closeReport;
@@ -156,8 +169,9 @@ public final class Engine
                 config.checkpointMode() == CheckpointMode.BLOCKING ? Integer.MAX_VALUE : 1);
         }
         agent.wire(admission, transfers, checkpointer);
-        submissions = new Submissions(this, objects, checks, restart, checkpointer != null, quiescence, ready, n,
-            fatal, liveData);
+        submissions = new Submissions(this, objects, checks, restart, checkpointer != null,
+            checkpointer != null && config.checkpointPolicy().cutsBehindSubmission(), quiescence, ready, n, fatal,
+            liveData);
 
         ioIdle = new WakeableIdleStrategy(() -> ring.getCursor() > poller.getSequence().get(),
             config.idleMaxParkNanos());
@@ -284,6 +298,58 @@ public final class Engine
     public void checkpointHere(final long globalIndex)
     {
         submissions.requestCut(globalIndex);
+    }
+
+    /** See {@code Spillway.holdAdmission}. */
+    public long holdAdmission()
+    {
+        final CompletableFuture<Long> front = new CompletableFuture<>();
+        ring.publishEvent(HOLD_TRANSLATOR, front);
+        ioIdle.wake();
+        while (true)
+        {
+            fatal.check();
+            if (stopped && !front.isDone())
+            {
+                throw new IllegalStateException("the runtime closed while admission was held for a cut");
+            }
+            try
+            {
+                return front.get(HOLD_POLL_MS, TimeUnit.MILLISECONDS);
+            }
+            catch (final TimeoutException e)
+            {
+                // The IO thread answers within a duty cycle; a failed engine is found by the check above.
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while holding admission for a cut", e);
+            }
+            catch (final ExecutionException e)
+            {
+                throw new IllegalStateException("holding admission for a cut: " + e.getCause(), e.getCause());
+            }
+        }
+    }
+
+    /** See {@code Spillway.checkpointAt}. */
+    public void checkpointAt(final long frontier, final long globalIndex)
+    {
+        try
+        {
+            submissions.requestCutAt(frontier, globalIndex);
+        }
+        finally
+        {
+            releaseAdmissionHold();
+        }
+    }
+
+    /** See {@code Spillway.releaseAdmissionHold}. */
+    public void releaseAdmissionHold()
+    {
+        publish(EngineEvent.Kind.RELEASE_HOLD, null, null);
     }
 
     /** See {@code Spillway.cancelAll}. */
@@ -426,6 +492,7 @@ public final class Engine
         finally
         {
             threads.stop();
+            stopped = true;
             closeReport = totals.closeReport(mode, counters.cancelled - cancelledBefore);
             if (checkpointer != null)
             {

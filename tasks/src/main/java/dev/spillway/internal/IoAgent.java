@@ -33,6 +33,8 @@ final class IoAgent implements Agent
 
     private volatile int awaitingData;
     private volatile boolean paused;
+    /** IO thread: admission is held while the ranks agree on a cut ({@code Engine.holdAdmission}). */
+    private boolean heldForCut;
 
     IoAgent(final Engine engine, final EventPoller<EngineEvent> poller, final ReadyQueues ready, final LiveTasks live,
         final Counters counters, final TraceSamples samples, final SpillwayConfig config)
@@ -104,7 +106,7 @@ final class IoAgent implements Agent
         }
         int work = poller.poll(handler) == EventPoller.PollState.PROCESSING ? 1 : 0;
         work += drainDepsMet();
-        if (!paused)
+        if (!paused && !heldForCut)
         {
             work += admission.admit();
         }
@@ -183,6 +185,16 @@ final class IoAgent implements Agent
             }
             case CANCEL_ALL -> completion.cancelAll();
             case CUT -> checkpointer.requested(e.cut);
+            case HOLD_FOR_CUT ->
+            {
+                heldForCut = true;
+                e.front.complete(checkpointer == null ? 0 : checkpointer.admissionFront());
+            }
+            case RELEASE_HOLD ->
+            {
+                heldForCut = false;
+                admission.changed();
+            }
         }
         e.clear();
         return true;

@@ -19,7 +19,8 @@ import static java.lang.System.Logger.Level.WARNING;
 final class Restart
 {
     private static final System.Logger LOG = System.getLogger(Restart.class.getName());
-    private static final long PROGRAM_HASH_SEED = 0xcbf29ce484222325L;
+    /** The program hash of no task. */
+    static final long PROGRAM_HASH_SEED = 0xcbf29ce484222325L;
 
     private final RestorePoint point;
     /** Tasks below this sequence are skipped, their outputs restored. */

@@ -29,13 +29,16 @@ final class Submissions
     /** Under the lock. */
     private final LiveData liveData;
     private long nextSeq;
+    /** With cuts behind the submission front: the program hash after each task a cut may still precede; else null. */
+    private final PrefixHashes prefixes;
     private volatile boolean paused;
     private boolean closed;
 
     Submissions(final Engine engine, final ConcurrentHashMap<String, DataRef> objects, final SubmitChecks checks,
-        final Restart restart, final boolean checkpointing, final Quiescence quiescence, final ReadyQueues ready,
-        final int workers, final FatalError fatal, final LiveData liveData)
+        final Restart restart, final boolean checkpointing, final boolean cutsBehind, final Quiescence quiescence,
+        final ReadyQueues ready, final int workers, final FatalError fatal, final LiveData liveData)
     {
+        this.prefixes = cutsBehind ? new PrefixHashes() : null;
         this.liveData = liveData;
         this.engine = engine;
         this.objects = objects;
@@ -100,7 +103,12 @@ final class Submissions
             checks.submission(name, refs, privileges, workingSet);
             final TaskRecord t = new TaskRecord(engine, name, body, refs, privileges, priority, nextSeq++,
                 owner(refs, privileges));
-            if (checkpointing && restart.skips(t))
+            final boolean skipped = checkpointing && restart.skips(t);
+            if (prefixes != null)
+            {
+                prefixes.add(t.seq, t.prefixHash);
+            }
+            if (skipped)
             {
                 return t;
             }
@@ -131,6 +139,48 @@ final class Submissions
             {
                 engine.publish(new CutRequest(nextSeq, globalIndex, restart.programHash()));
             }
+            if (prefixes != null)
+            {
+                prefixes.dropBefore(nextSeq - 1);
+            }
+        }
+    }
+
+    /**
+     * Asks for a cut before task {@code frontier}, submitted already or the next one, whose admission is held
+     * ({@code Engine.holdAdmission}) at or before it; ignored inside the restored prefix.
+     */
+    void requestCutAt(final long frontier, final long globalIndex)
+    {
+        fatal.check();
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("checkpointAt(" + frontier + ", " + globalIndex + ") called after " +
+                    "close()");
+            }
+            if (prefixes == null)
+            {
+                throw new IllegalStateException("a cut behind the submission front needs a checkpoint policy that " +
+                    "allows them (CheckpointPolicy.cutsBehindSubmission)");
+            }
+            if (frontier > nextSeq)
+            {
+                throw new IllegalArgumentException("a cut before task #" + frontier + ", but only " + nextSeq +
+                    " tasks were submitted");
+            }
+            if (!restart.holdsCut(frontier, globalIndex))
+            {
+                if (frontier > 0 && !prefixes.holds(frontier - 1))
+                {
+                    throw new IllegalArgumentException("a cut before task #" + frontier + " lies behind an earlier " +
+                        "cut");
+                }
+                engine.publish(new CutRequest(frontier, globalIndex,
+                    frontier == 0 ? Restart.PROGRAM_HASH_SEED : prefixes.after(frontier - 1)));
+            }
+            prefixes.dropBefore(frontier - 1);
         }
     }
 

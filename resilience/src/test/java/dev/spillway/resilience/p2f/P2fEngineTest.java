@@ -568,7 +568,7 @@ class P2fEngineTest
         }
 
         @Override
-        public void cut(final long globalIndex)
+        public void cut(final long globalIndex, final long frontier)
         {
         }
     }
@@ -610,7 +610,7 @@ class P2fEngineTest
                     }
 
                     @Override
-                    public void cut(final long globalIndex)
+                    public void cut(final long globalIndex, final long frontier)
                     {
                     }
 
