@@ -103,7 +103,7 @@ final class RankCheckpoints
             GlobalCheckpoints.forgetRollBack(root, transport.rank());
         }
         final long agreed = rejoined ? GlobalCheckpoints.rejoinCut(root, transport.rank(), transport.size()) :
-            GlobalCheckpoints.agreeOnRestore(transport, root);
+            GlobalCheckpoints.agreeOnRestore(transport, root, buddy != null);
         final BuddyCheckpoints buddies = buddy != null ? BuddyCheckpoints.start(transport, root, agreed, buddy,
             System.err::println) : null;
         final long restored = buddies == null ? agreed : buddies.restored();
@@ -127,6 +127,7 @@ final class RankCheckpoints
             if (buddies != null)
             {
                 policy.copyCommitsTo(buddies);
+                policy.recordCommitsOnEveryRank();
             }
             config.checkpoints(store, policy);
             return policy;

@@ -262,6 +262,13 @@ final class RunCommand implements Callable<Integer>
                 "replicas' checkpoints apart and compares them; it does not run with " + (p2f ? "--p2f" : "--buddy") +
                 " yet: drop it");
         }
+        if (distributed && RankEnvironment.redundancy(System.getenv()) != null && checkpointDir != null &&
+            !checkpointEvery.trim().matches("\\d{1,18}"))
+        {
+            throw new ParameterException(spec.commandLine(), "a replicated job (launch --redundancy) needs " +
+                "--checkpoint-every N, a count of tasks, not '" + checkpointEvery + "': a cut agreed at run time lies " +
+                "at each process's admission front, which differs between the replicas of a rank");
+        }
         final Transport transport = distributed ? RankEnvironment.join(System.getenv(), RankRun::stopOnMismatch) :
             null;
         joinedMillis = System.currentTimeMillis();

@@ -2,6 +2,7 @@ package dev.spillway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spillway.kernels.blas.OpenBlas;
 import dev.spillway.memory.ByteUnits;
 import dev.spillway.ranks.RankChildSupport;
 import dev.spillway.resilience.RunChild;
@@ -41,12 +42,14 @@ class BuddyDramTest
     void eachRankStaysWithinItsBudgetAndAFixedAllowance() throws Exception
     {
         RankChildSupport.requireUcx();
+        // LU of order 8192 needs OpenBLAS: the pure-Java BLAS would take many minutes.
+        CiOrSkip.require(openBlas(), "OpenBLAS cannot be loaded (install libopenblas0)");
         final String unavailable = MemoryCgroup.unavailableReason();
         CiOrSkip.require(unavailable == null, "no memory cgroup to run the ranks in: " + unavailable);
         final Path json = dir.resolve("out.json");
         final List<String> command = new ArrayList<>(RunChild.java(List.of(), SpillwayCli.class.getName()));
         command.replaceAll(a -> a.startsWith("-Xmx") ? "-Xmx" + (HEAP >> 20) + "m" :
-            a.equals("-Dspillway.blas=java") ? "-Dspillway.blas=auto" : a);
+            a.equals("-Dspillway.blas=java") ? "-Dspillway.blas=openblas" : a);
         // 256 MiB of data per rank, four times its budget: a rank that held it all would exceed the bound.
         command.addAll(List.of("launch", "-n", "2", "run", "lu", "--n", "8192", "--tile", "512", "--workers", "1",
             "--dram", (BUDGET >> 20) + "m", "--checkpoint-dir", dir.resolve("ckpt").toString(), "--checkpoint-every",
@@ -69,6 +72,8 @@ class BuddyDramTest
             }
             finally
             {
+                // The ranks too, so that the group can go.
+                launch.descendants().forEach(ProcessHandle::destroyForcibly);
                 launch.destroyForcibly().waitFor();
             }
             peak = group.peakBytes();
@@ -93,5 +98,18 @@ class BuddyDramTest
         }
         System.out.printf("BuddyDramTest: the group's peak %s of its %s cap, reached %d times%n",
             ByteUnits.format(peak), ByteUnits.format(GROUP), hits);
+    }
+
+    private static boolean openBlas()
+    {
+        try
+        {
+            OpenBlas.load();
+            return true;
+        }
+        catch (final RuntimeException | LinkageError e)
+        {
+            return false;
+        }
     }
 }

@@ -570,6 +570,7 @@ public final class DistributedSpillway implements TaskRuntime
             final RankTransfer send = RankTransfer.send(transport, object, target, counters, loss, stamp,
                 stamped ? protocol : RankProtocol.NONE, sessions);
             half = local.task(send.name()).read(object.local).priority(priority).submit(send);
+            cuts.submitted(globalIndex, half.seq());
             if (protocol.capturesAtSend(target))
             {
                 capture(object, target, priority, globalIndex);
@@ -581,9 +582,6 @@ public final class DistributedSpillway implements TaskRuntime
             final RankTransfer receive = RankTransfer.receive(transport, object, source, counters, loss,
                 ssn, stamped ? protocol : RankProtocol.NONE, acks, sessions);
             half = local.task(receive.name()).write(object.local).priority(priority).submit(receive);
-        }
-        if (half != null)
-        {
             cuts.submitted(globalIndex, half.seq());
         }
         if (half != null && recorder != null)

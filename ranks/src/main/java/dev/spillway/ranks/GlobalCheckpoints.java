@@ -41,8 +41,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * begins a cut only once its previous cut is globally committed, so its store, which keeps two generations, always
  * holds the job's newest global checkpoint. A relaunched job agrees on that record before any rank restores
  * ({@link #agreeOnRestore}). With copies at buddies, every other rank records each global commit it learns too
- * ({@code global-commit-rank-R}), so that the job still knows its newest global checkpoint when rank 0's node, record
- * included, is lost.
+ * ({@link #recordCommitsOnEveryRank}), so that the job still knows its newest global checkpoint when rank 0's node,
+ * record included, is lost.
  *
  * <p>It is the local runtimes' {@link CheckpointPolicy}: never due by itself, since {@link DistributedSpillway}
  * requests every cut. Use one instance per rank.
@@ -85,7 +85,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** Rank 0: {@link #sentBack} calls not yet applied on the executor; the record waits for them. */
     private final AtomicInteger pendingSendBacks = new AtomicInteger();
     private GlobalCommitRecord record;
-    /** Another rank, with copies: its record of the global commits it learned; null otherwise. */
+    private boolean recordsOnEveryRank;
+    /** Another rank, with {@link #recordCommitsOnEveryRank}: its record of the global commits it learned, else null. */
     private GlobalCommitRecord learned;
     private CutMessages messages;
     private CutAgreement agreement;
@@ -146,6 +147,16 @@ public final class GlobalCheckpoints implements CheckpointPolicy
      */
     public static long agreeOnRestore(final Transport transport, final Path root)
     {
+        return agreeOnRestore(transport, root, false);
+    }
+
+    /**
+     * As {@link #agreeOnRestore(Transport, Path)}; with {@code everyRankRecords} (buddy copies,
+     * {@link #recordCommitsOnEveryRank}) the other ranks' records count too, and without it a record an earlier run
+     * left is removed.
+     */
+    public static long agreeOnRestore(final Transport transport, final Path root, final boolean everyRankRecords)
+    {
         final int rank = transport.rank();
         long recorded = Cut.LOCAL;
         if (rank == DistributedSpillway.ROOT)
@@ -164,7 +175,14 @@ public final class GlobalCheckpoints implements CheckpointPolicy
             final GlobalCommitRecord learned = new GlobalCommitRecord(rankRecord(root, rank));
             try
             {
-                recorded = learned.read(transport.size());
+                if (everyRankRecords)
+                {
+                    recorded = learned.read(transport.size());
+                }
+                else
+                {
+                    learned.delete();
+                }
             }
             catch (final IOException e)
             {
@@ -359,7 +377,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         }
         else
         {
-            if (copy != null)
+            if (recordsOnEveryRank)
             {
                 learned = new GlobalCommitRecord(rankRecord(root, transport.rank()));
                 rewriteLearned();
@@ -385,8 +403,8 @@ public final class GlobalCheckpoints implements CheckpointPolicy
 
     /**
      * The job completed: rank 0 removes the record, between two barriers, before any rank marks its run complete; no
-     * later global commit is recorded. With copies the other ranks remove theirs first, behind a barrier of their
-     * own, so that a record left by a rank that failed meanwhile is never newer than rank 0's.
+     * later global commit is recorded. Where every rank records, the others remove theirs first, behind a barrier of
+     * their own, so that a record left by a rank that failed meanwhile is never newer than rank 0's.
      */
     void finish()
     {
@@ -396,7 +414,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             delete(learned);
         }
-        if (copy != null)
+        if (recordsOnEveryRank)
         {
             runtime.barrier();
         }
@@ -430,6 +448,18 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     {
         checkUnattached();
         this.copy = copy;
+    }
+
+    /**
+     * Makes every rank record each global commit it learns ({@code global-commit-rank-R}, beside rank 0's record), as
+     * buddy copies need: a job that lost rank 0's node, record included, resumes from the newest cut a surviving rank
+     * recorded ({@link #agreeOnRestore(Transport, Path, boolean)}). The same on every rank; call before the runtime
+     * opens.
+     */
+    public void recordCommitsOnEveryRank()
+    {
+        checkUnattached();
+        recordsOnEveryRank = true;
     }
 
     /** @return seconds this rank spent fetching its checkpoint from a copy before its store opened, or 0. */

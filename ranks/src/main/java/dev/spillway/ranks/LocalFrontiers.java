@@ -10,16 +10,35 @@ import java.util.Arrays;
  */
 final class LocalFrontiers
 {
-    private long[] globals = new long[256];
-    private long[] seqs = new long[256];
+    private final boolean recording;
+    private long[] globals;
+    private long[] seqs;
     private int size;
     private long nextSeq;
     /** Every global index before it lies before a cut: its tasks are forgotten. */
     private long floor;
 
+    /** @param recording whether cuts may lie behind the submission front; else only the next sequence is kept. */
+    LocalFrontiers(final boolean recording)
+    {
+        this.recording = recording;
+        this.globals = new long[recording ? 256 : 0];
+        this.seqs = new long[recording ? 256 : 0];
+    }
+
     /** A local task, the next one, submitted at {@code globalIndex}. */
     void submitted(final long globalIndex, final long seq)
     {
+        if (seq < nextSeq)
+        {
+            throw new IllegalStateException("local task #" + seq + " (global index " + globalIndex + ") recorded " +
+                "after #" + (nextSeq - 1));
+        }
+        nextSeq = seq + 1;
+        if (!recording)
+        {
+            return;
+        }
         if (size == 0 || globals[size - 1] != globalIndex)
         {
             if (size == globals.length)
@@ -31,7 +50,6 @@ final class LocalFrontiers
             seqs[size] = seq;
             size++;
         }
-        nextSeq = seq + 1;
     }
 
     /** @return the sequence number the next local task will have. */

@@ -13,11 +13,13 @@ final class SubmissionCuts
     private final Object lock;
     private final Spillway local;
     private final GlobalCheckpoints checkpoints;
-    private final LocalFrontiers frontiers = new LocalFrontiers();
+    private final LocalFrontiers frontiers;
     private long globalIndex;
     private long nextCut;
     /** The admission front this rank reported for the cut being agreed: no cut may lie before it. */
     private long heldFront;
+    /** The job stopped for a restart: admission is held no more. */
+    private volatile boolean released;
     /** Null for none. */
     private final DistributedSpillway.Recorder recorder;
 
@@ -36,6 +38,7 @@ final class SubmissionCuts
         this.local = local;
         this.checkpoints = checkpoints;
         this.nextCut = checkpoints == null ? Long.MAX_VALUE : checkpoints.firstCut();
+        this.frontiers = new LocalFrontiers(checkpoints != null && checkpoints.cutsBehindSubmission());
     }
 
     /**
@@ -68,7 +71,18 @@ final class SubmissionCuts
      */
     long hold()
     {
+        if (released)
+        {
+            synchronized (lock)
+            {
+                return globalIndex;
+            }
+        }
         final long seqFront = local.holdAdmission();
+        if (released)
+        {
+            local.releaseAdmissionHold();
+        }
         synchronized (lock)
         {
             // Every local task submitted was admitted: the front is the submission front.
@@ -113,6 +127,7 @@ final class SubmissionCuts
     /** The job stops for a restart: nothing is held any more. */
     void release()
     {
+        released = true;
         local.releaseAdmissionHold();
     }
 

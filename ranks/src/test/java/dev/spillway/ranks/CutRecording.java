@@ -3,18 +3,23 @@ package dev.spillway.ranks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * What one rank submitted, for the {@link CutChecker}: its transfer halves with their local sequence numbers, and the
- * local frontier of every cut it requested (the sequence number of the first local task after it, submitted or not).
+ * local frontier every cut it requested must have: the sequence number of the first local task at or after its global
+ * index, submitted already or the next one.
  */
 final class CutRecording implements DistributedSpillway.Recorder
 {
     final int rank;
     private final List<Half> halves = new ArrayList<>();
     private final TreeMap<Long, Long> frontiers = new TreeMap<>();
+    /** Global index to the first local task submitted at it, and the sequence number of the next one. */
+    private final TreeMap<Long, Long> firstSeqs = new TreeMap<>();
+    private long nextSeq;
 
     CutRecording(final int rank)
     {
@@ -24,6 +29,7 @@ final class CutRecording implements DistributedSpillway.Recorder
     @Override
     public synchronized void task(final long globalIndex, final long seq)
     {
+        local(globalIndex, seq);
     }
 
     @Override
@@ -31,13 +37,22 @@ final class CutRecording implements DistributedSpillway.Recorder
         final int version, final long globalIndex, final long seq)
     {
         halves.add(new Half(send, source, target, object, version, globalIndex, seq));
+        local(globalIndex, seq);
     }
 
+    /** Records the frontier a cut at {@code globalIndex} must have, worked out here, not the one the runtime gives. */
     @Override
     public synchronized void cut(final long globalIndex, final long frontier)
     {
-        frontiers.put(globalIndex, frontier);
+        final Map.Entry<Long, Long> first = firstSeqs.ceilingEntry(globalIndex);
+        frontiers.put(globalIndex, first == null ? nextSeq : first.getValue());
         notifyAll();
+    }
+
+    private void local(final long globalIndex, final long seq)
+    {
+        firstSeqs.putIfAbsent(globalIndex, seq);
+        nextSeq = Math.max(nextSeq, seq + 1);
     }
 
     synchronized List<Half> halves()

@@ -210,9 +210,17 @@ class GlobalCheckpointsTest
                 ", rank 0 " + rootRecord);
             newest = Math.max(newest, learned);
         }
-        assertEquals(Collections.nCopies(RANKS, rootRecord), agreeOnRestore(root), "rank 0's record is the newest");
+        assertEquals(Collections.nCopies(RANKS, rootRecord), agreeOnRestore(root, true), "rank 0's record is the " +
+            "newest");
         Files.delete(root.resolve(GlobalCheckpoints.RECORD));
-        assertEquals(Collections.nCopies(RANKS, newest), agreeOnRestore(root), "without rank 0's record");
+        assertEquals(Collections.nCopies(RANKS, newest), agreeOnRestore(root, true), "without rank 0's record");
+        assertEquals(Collections.nCopies(RANKS, Cut.LOCAL), agreeOnRestore(root), "a run without copies reads only " +
+            "rank 0's record");
+        for (int r = 1; r < RANKS; r++)
+        {
+            assertFalse(Files.exists(GlobalCheckpoints.rankRecord(root, r)), "a run without copies leaves rank " + r +
+                "'s record");
+        }
 
         final Path completed = Files.createDirectories(dir.resolve("learned-completed"));
         run(completed, rank -> withCopies(completed), (ds, ring, recording) -> ring.submitAll(), true);
@@ -221,13 +229,14 @@ class GlobalCheckpointsTest
             assertEquals(List.of(), left.map(f -> f.getFileName().toString())
                 .filter(name -> name.startsWith(GlobalCheckpoints.RECORD)).toList(), "records of a completed job");
         }
-        assertEquals(Collections.nCopies(RANKS, Cut.LOCAL), agreeOnRestore(completed), "a completed job");
+        assertEquals(Collections.nCopies(RANKS, Cut.LOCAL), agreeOnRestore(completed, true), "a completed job");
     }
 
     /** @return a rank's policy whose generations count once a copy, made at once, is durable. */
     private static GlobalCheckpoints withCopies(final Path root)
     {
         final GlobalCheckpoints policy = GlobalCheckpoints.everyTasks(EVERY, root, Cut.LOCAL, 0);
+        policy.recordCommitsOnEveryRank();
         policy.copyCommitsTo(new CommitCopy()
         {
             @Override
@@ -513,8 +522,14 @@ class GlobalCheckpointsTest
         }, true);
     }
 
-    /** @return what every rank of a fresh job agrees to restore from {@code root}. */
+    /** @return what every rank of a fresh job agrees to restore from {@code root}, only rank 0's record counting. */
     private static List<Long> agreeOnRestore(final Path root) throws Exception
+    {
+        return agreeOnRestore(root, false);
+    }
+
+    /** @return as above; with {@code everyRankRecords} every rank's record counts. */
+    private static List<Long> agreeOnRestore(final Path root, final boolean everyRankRecords) throws Exception
     {
         try (InProcessFabric fabric = new InProcessFabric(RANKS, Duration.ofSeconds(120)))
         {
@@ -525,7 +540,7 @@ class GlobalCheckpointsTest
                 for (int r = 0; r < RANKS; r++)
                 {
                     final Transport t = fabric.transport(r);
-                    futures.add(pool.submit(() -> GlobalCheckpoints.agreeOnRestore(t, root)));
+                    futures.add(pool.submit(() -> GlobalCheckpoints.agreeOnRestore(t, root, everyRankRecords)));
                 }
                 final List<Long> agreed = new ArrayList<>();
                 for (final Future<Long> f : futures)

@@ -130,6 +130,12 @@ final class Checkpointer
     /** IO thread: a cut was requested at {@code request.frontier()}; later tasks park until it begins. */
     void requested(final CutRequest request)
     {
+        if (request.frontier() < admissionFront())
+        {
+            throw new IllegalStateException("a cut at global index " + request.globalIndex() + " was requested " +
+                "before task #" + request.frontier() + ", but tasks up to #" + (admissionFront() - 1) + " were " +
+                "admitted already: it would not be consistent");
+        }
         requests.addLast(request);
     }
 

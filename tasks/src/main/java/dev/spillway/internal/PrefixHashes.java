@@ -21,6 +21,11 @@ final class PrefixHashes
         {
             base = seq;
         }
+        else if (seq != base + size)
+        {
+            throw new IllegalStateException("the program hash after task #" + seq + " recorded after #" +
+                (base + size - 1));
+        }
         if (size == hashes.length)
         {
             hashes = Arrays.copyOf(hashes, size * 2);
