@@ -49,7 +49,10 @@ final class CutMessages
         this.failed = failed;
     }
 
-    /** Runs {@code step} of the protocol; a failure is logged and stops the job for a restart. */
+    /**
+     * Runs {@code step} of the protocol; a failure is logged and stops the job for a restart, unless the protocol
+     * stopped meanwhile (a closing runtime interrupts a step that holds admission).
+     */
     void guarded(final String what, final Runnable step)
     {
         try
@@ -58,6 +61,11 @@ final class CutMessages
         }
         catch (final RuntimeException e)
         {
+            if (stopped.getAsBoolean())
+            {
+                LOG.log(DEBUG, "spillway: checkpoint protocol: " + what + " ended as it stopped: " + e);
+                return;
+            }
             LOG.log(WARNING, "spillway: checkpoint protocol: " + what + " failed: " + e);
             failed.accept("its checkpoint protocol failed (" + what + ": " + e.getMessage() + ")");
         }

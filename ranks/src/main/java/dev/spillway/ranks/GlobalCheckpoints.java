@@ -757,23 +757,9 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         {
             return;
         }
-        // Not after finish() removed the record of a completed job, nor interrupted by close().
-        synchronized (stopLock)
+        if (!record(record, index))
         {
-            if (stopped)
-            {
-                return;
-            }
-            try
-            {
-                record.write(index, transport.size(), incarnation);
-            }
-            catch (final IOException e)
-            {
-                runtime.restartNeeded("rank 0 could not record the global commit of the cut at index " + index +
-                    ": " + e.getMessage(), -1);
-                return;
-            }
+            return;
         }
         if (agreement != null)
         {
@@ -801,31 +787,43 @@ public final class GlobalCheckpoints implements CheckpointPolicy
     /** Another rank, executor: rank 0 recorded the global commit of the cut at {@code index}. */
     private void onGlobalCommit(final long index)
     {
-        if (learned != null && index > globallyCommitted)
+        // Before the copy may drop anything older: a job whose rank 0 lost its record resumes from this one.
+        if (learned != null && index > globallyCommitted && !record(learned, index))
         {
-            // Before the copy may drop anything older: a job whose rank 0 lost its record resumes from this one.
-            synchronized (stopLock)
-            {
-                if (stopped)
-                {
-                    return;
-                }
-                try
-                {
-                    learned.write(index, transport.size(), incarnation);
-                }
-                catch (final IOException e)
-                {
-                    runtime.restartNeeded("rank " + transport.rank() + " could not record the global commit of the " +
-                        "cut at index " + index + ": " + e.getMessage(), -1);
-                    return;
-                }
-            }
+            return;
         }
         globalCommitted(index);
     }
 
-    /** Another rank, with copies, as it starts: its record names the cut the job resumed from, or none. */
+    /**
+     * Writes {@code index} to {@code r}, not after finish() removed the record of a completed job, nor interrupted by
+     * close().
+     *
+     * @return false when the protocol stopped, or when the record could not be written (the job then restarts).
+     */
+    private boolean record(final GlobalCommitRecord r, final long index)
+    {
+        synchronized (stopLock)
+        {
+            if (stopped)
+            {
+                return false;
+            }
+            try
+            {
+                r.write(index, transport.size(), incarnation);
+                return true;
+            }
+            catch (final IOException e)
+            {
+                runtime.restartNeeded("rank " + transport.rank() + " could not record the global commit of the cut " +
+                    "at index " + index + " in " + r.file() + ": " + e.getMessage(), -1);
+                return false;
+            }
+        }
+    }
+
+    /** Another rank that records, as it starts: its record names the cut the job resumed from, or none. */
     private void rewriteLearned()
     {
         try
