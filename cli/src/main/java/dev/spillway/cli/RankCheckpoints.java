@@ -75,7 +75,7 @@ final class RankCheckpoints
         final Double mtbfSeconds, final long restored, final int incarnation)
     {
         final String text = every.trim().toLowerCase(Locale.ROOT);
-        return text.matches("\\d{1,18}") ?
+        return Checkpoints.countsTasks(text) ?
             GlobalCheckpoints.everyTasks(Long.parseLong(text), root, restored, incarnation) :
             GlobalCheckpoints.agreed(Checkpoints.policy(store, every, mtbfSeconds), root, restored, incarnation);
     }

@@ -214,7 +214,7 @@ final class RunCommand implements Callable<Integer>
         {
             checks.onRanks(unsupportedOnRanks());
         }
-        if (p2f && (!distributed || checkpointDir == null || !checkpointEvery.trim().matches("\\d{1,18}")))
+        if (p2f && (!distributed || checkpointDir == null || !Checkpoints.countsTasks(checkpointEvery)))
         {
             throw new ParameterException(spec.commandLine(), "--p2f logs the transfers between ranks and keeps its " +
                 "state in their checkpoints at aligned cuts: run it under spillway launch with --checkpoint-dir DIR " +
@@ -263,7 +263,7 @@ final class RunCommand implements Callable<Integer>
                 " yet: drop it");
         }
         if (distributed && RankEnvironment.redundancy(System.getenv()) != null && checkpointDir != null &&
-            !checkpointEvery.trim().matches("\\d{1,18}"))
+            !Checkpoints.countsTasks(checkpointEvery))
         {
             throw new ParameterException(spec.commandLine(), "a replicated job (launch --redundancy) needs " +
                 "--checkpoint-every N, a count of tasks, not '" + checkpointEvery + "': a cut agreed at run time lies " +

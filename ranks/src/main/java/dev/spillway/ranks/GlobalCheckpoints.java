@@ -197,7 +197,7 @@ public final class GlobalCheckpoints implements CheckpointPolicy
         for (int r = 0; r < all.length; r++)
         {
             final long cut = ByteBuffer.wrap(all[r]).getLong();
-            if (cut != Cut.LOCAL && (newest == Cut.LOCAL || cut > newest))
+            if (cut > newest)
             {
                 newest = cut;
                 by = r;

@@ -124,9 +124,15 @@ public final class Checkpoints
         return every.trim().toLowerCase(Locale.ROOT);
     }
 
+    /** @return whether {@code every} ({@code --checkpoint-every}) is a count of tasks, not a time or {@code auto}. */
+    public static boolean countsTasks(final String every)
+    {
+        return every != null && every.trim().matches("\\d{1,18}");
+    }
+
     private static CheckpointPolicy fixed(final String text, final String every)
     {
-        if (text.matches("\\d{1,18}"))
+        if (countsTasks(text))
         {
             final long tasks = Long.parseLong(text);
             if (tasks < 1)

@@ -128,22 +128,7 @@ final class Submissions
     /** Asks for a cut before the next task submitted; ignored without checkpoints or inside the restored prefix. */
     void requestCut(final long globalIndex)
     {
-        fatal.check();
-        synchronized (lock)
-        {
-            if (closed)
-            {
-                throw new IllegalStateException("checkpointHere(" + globalIndex + ") called after close()");
-            }
-            if (checkpointing && !restart.holdsCut(nextSeq, globalIndex))
-            {
-                engine.publish(new CutRequest(nextSeq, globalIndex, restart.programHash()));
-            }
-            if (prefixes != null)
-            {
-                prefixes.dropBefore(nextSeq - 1);
-            }
-        }
+        request(-1, globalIndex, "checkpointHere(" + globalIndex + ")");
     }
 
     /**
@@ -152,36 +137,57 @@ final class Submissions
      */
     void requestCutAt(final long frontier, final long globalIndex)
     {
+        if (prefixes == null)
+        {
+            throw new IllegalStateException("a cut behind the submission front needs a checkpoint policy that " +
+                "allows them (CheckpointPolicy.cutsBehindSubmission)");
+        }
+        request(frontier, globalIndex, "checkpointAt(" + frontier + ", " + globalIndex + ")");
+    }
+
+    /** @param at the cut's frontier, or -1 for the next task submitted. */
+    private void request(final long at, final long globalIndex, final String call)
+    {
         fatal.check();
         synchronized (lock)
         {
             if (closed)
             {
-                throw new IllegalStateException("checkpointAt(" + frontier + ", " + globalIndex + ") called after " +
-                    "close()");
+                throw new IllegalStateException(call + " called after close()");
             }
-            if (prefixes == null)
-            {
-                throw new IllegalStateException("a cut behind the submission front needs a checkpoint policy that " +
-                    "allows them (CheckpointPolicy.cutsBehindSubmission)");
-            }
+            final long frontier = at < 0 ? nextSeq : at;
             if (frontier > nextSeq)
             {
                 throw new IllegalArgumentException("a cut before task #" + frontier + ", but only " + nextSeq +
                     " tasks were submitted");
             }
-            if (!restart.holdsCut(frontier, globalIndex))
+            if (checkpointing && !restart.holdsCut(frontier, globalIndex))
             {
-                if (frontier > 0 && !prefixes.holds(frontier - 1))
-                {
-                    throw new IllegalArgumentException("a cut before task #" + frontier + " lies behind an earlier " +
-                        "cut");
-                }
-                engine.publish(new CutRequest(frontier, globalIndex,
-                    frontier == 0 ? Restart.PROGRAM_HASH_SEED : prefixes.after(frontier - 1)));
+                engine.publish(new CutRequest(frontier, globalIndex, hashBefore(frontier)));
             }
-            prefixes.dropBefore(frontier - 1);
+            if (prefixes != null)
+            {
+                prefixes.dropBefore(frontier - 1);
+            }
         }
+    }
+
+    /** Under the lock: the program hash of the tasks before {@code frontier}. */
+    private long hashBefore(final long frontier)
+    {
+        if (frontier == nextSeq)
+        {
+            return restart.programHash();
+        }
+        if (frontier == 0)
+        {
+            return Restart.PROGRAM_HASH_SEED;
+        }
+        if (!prefixes.holds(frontier - 1))
+        {
+            throw new IllegalArgumentException("a cut before task #" + frontier + " lies behind an earlier cut");
+        }
+        return prefixes.after(frontier - 1);
     }
 
     /** @return the worker that owns a task: the owner of the first object it writes, else the next in turn. */
